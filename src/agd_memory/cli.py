@@ -1,0 +1,78 @@
+"""The `agd-memory` command: a table of verbs, each a thin adapter over the domain code.
+
+A verb's module is imported only when that verb runs, so `agd-memory hook prompt`
+never pays for the MCP SDK or the viewer. Each verb function takes its own
+argument list and returns an exit status; errors meant for the user are raised
+as `agd_memory.errors.UserError` (or the format library's `AgdError`) and
+printed here as one line, `agd-memory: <message>`, with exit status 1.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+# verb -> ("module:function", one-line help). Order is the order of `--help`.
+VERBS: dict[str, tuple[str, str]] = {
+    "save": ("agd_memory.commands.store:save", "save or update a block"),
+    "get": ("agd_memory.commands.store:get", "print blocks by id, with refs and backlinks"),
+    "toc": ("agd_memory.commands.store:toc", "the table of contents of both layers"),
+    "delete": ("agd_memory.commands.store:delete", "remove a block and list who still cites it"),
+    "rename": ("agd_memory.commands.store:rename", "rename a block and rewrite every reference"),
+    "where": ("agd_memory.commands.store:where", "print the resolved memory files and why"),
+    "search": ("agd_memory.commands.recall:search", "ranked search over both layers"),
+    "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
+    "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
+    "config": ("agd_memory.commands.recall:config", "show or change recall settings"),
+    "hook": ("agd_memory.hooks:main", "run a Claude Code hook: session-start, prompt, session-end"),
+    "distill": ("agd_memory.distill.cli:main", "distil a transcript, or show recent runs"),
+    "mcp": ("agd_memory.mcp_server:main", "start the MCP server on stdio"),
+    "mcp-config": ("agd_memory.mcp_server:config_main", "print the MCP registration for a client"),
+    "view": ("agd_memory.viewer.server:main", "open the local web viewer"),
+    "migrate": ("agd_memory.maintenance:migrate_main", "migrate old memory files (refs, lifecycle)"),
+    "merge": ("agd_memory.maintenance:merge_main", "merge one memory file into another"),
+    "doctor": ("agd_memory.maintenance:doctor_main", "check memory files and the installation"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: agd-memory <command> [options]", "", "commands:"]
+    width = max(len(v) for v in VERBS)
+    lines += [f"  {verb.ljust(width)}  {summary}" for verb, (_, summary) in VERBS.items()]
+    lines += ["", "Run `agd-memory <command> --help` for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        print(f"agd-memory {__version__}")
+        return 0
+    verb, rest = args[0], args[1:]
+    if verb not in VERBS:
+        print(f"agd-memory: unknown command `{verb}`\n\n{usage()}", file=sys.stderr)
+        return 2
+    target, _ = VERBS[verb]
+    module_name, func_name = target.split(":")
+    from agd.errors import AgdError
+
+    from .errors import UserError
+
+    try:
+        func = getattr(importlib.import_module(module_name), func_name)
+        return int(func(rest) or 0)
+    except (UserError, AgdError) as exc:
+        print(f"agd-memory: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command-line verbs of `agd-memory`, one module per area."""

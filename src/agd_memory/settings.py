@@ -1,0 +1,226 @@
+"""Every setting of agd-memory, read once: environment variables and the config file.
+
+Only entry points (hook adapters, CLI verbs, the MCP server, the viewer) call
+`Settings.load()`; everything below them receives the object. The table
+`VARIABLES` is the single list of `AGD_*` variables: the README's table is
+generated from it and `agd-memory config show` prints it.
+
+Precedence: environment variable, then the config file (`recall.json` in the
+data folder, kept for compatibility with the earlier plugin), then the default.
+Booleans: `0`, `false`, `no`, `off` and the empty string are off (the earlier
+plugin treated any non-empty value, even `0`, as on). A number that does not
+parse falls back to the default and leaves a line in the debug log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import debuglog
+
+CONFIG_FILE_NAME = "recall.json"
+FALSE_WORDS = frozenset(("", "0", "false", "no", "off"))
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    """Environment variable, e.g. `AGD_RECALL_TOP_K`."""
+    attr: str
+    """Field of `Settings`."""
+    kind: type
+    default: object
+    help: str
+
+
+VARIABLES: tuple[Variable, ...] = (
+    # Where memory lives (paths.py)
+    Variable("AGD_MEMORY_FILE", "memory_file", str, None, "force the project memory file"),
+    Variable("AGD_MEMORY_PROJECT_CWD", "project_cwd", str, None, "project folder used to find the project layer"),
+    Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
+    Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
+    Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
+    # Table of contents (toc.py)
+    Variable("AGD_TOC_TOKEN_BUDGET", "toc_token_budget", int, 2000, "SessionStart table of contents budget, tokens"),
+    # Auto-recall (recall/)
+    Variable("AGD_RECALL_DISABLED", "recall_disabled", bool, False, "turn auto-recall off"),
+    Variable("AGD_RECALL_TOP_K", "recall_top_k", int, 3, "most blocks injected per prompt"),
+    Variable("AGD_RECALL_MIN_WORDS", "recall_min_words", int, 3, "fewest content words a prompt needs"),
+    Variable("AGD_RECALL_MIN_WORD_LEN", "recall_min_word_len", int, 3, "shortest prompt word that counts"),
+    Variable("AGD_RECALL_TOKEN_BUDGET", "recall_token_budget", int, 1200, "recall budget, tokens (x4 characters)"),
+    Variable("AGD_RECALL_MAX_PROMPT_CHARS", "recall_max_prompt_chars", int, 4000, "longer prompts are not recalled for"),
+    Variable("AGD_RECALL_MIN_SCORE_RATIO", "recall_min_score_ratio", float, 0.35, "floor as a fraction of the best score"),
+    Variable("AGD_RECALL_MIN_SCORE", "recall_min_score", float, 0.6, "absolute score floor"),
+    Variable("AGD_RECALL_ALLOW_BODY_ONLY", "recall_allow_body_only", bool, False, "allow blocks matched only in their body"),
+    Variable("AGD_RECALL_ALLOW_SUPERSEDED", "recall_allow_superseded", bool, False, "allow superseded blocks"),
+    Variable("AGD_RECALL_NO_GLOBAL", "recall_no_global", bool, False, "leave the global layer out of recall"),
+    Variable("AGD_RECALL_NO_FUZZY", "recall_no_fuzzy", bool, False, "turn cross-lingual cognate matching off"),
+    Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
+    Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
+    Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"),
+    Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default en)"),
+    Variable("AGD_RECALL_STOPWORDS_FILE", "recall_stopwords_file", str, None, "extra stopwords, one per line"),
+    Variable("AGD_RECALL_SYNONYMS_FILE", "recall_synonyms_file", str, None, "synonyms file (default .agd-synonyms beside the memory)"),
+    # Distiller (distill/)
+    Variable("AGD_DISTILL_DISABLED", "distill_disabled", bool, False, "turn session-end capture off"),
+    Variable("AGD_DISTILL_GUARD", "distill_guard", bool, False, "set in the distiller's child: every hook exits at once"),
+    Variable("AGD_DISTILL_MODEL", "distill_model", str, "claude-sonnet-4-6", "model of the headless pass"),
+    Variable("AGD_DISTILL_RETRIES", "distill_retries", int, 3, "attempts on transient failures"),
+    Variable("AGD_DISTILL_BACKOFF_S", "distill_backoff_s", float, 30.0, "linear backoff step, seconds"),
+    Variable("AGD_DISTILL_LOCK_STALE_S", "distill_lock_stale_s", float, 1800.0, "age at which a distiller lock is broken"),
+    Variable("AGD_DISTILL_TIMEOUT_S", "distill_timeout_s", float, 300.0, "time limit of one headless run"),
+    Variable("AGD_DISTILL_MIN_TOOL_USES", "distill_min_tool_uses", int, 4, "tool uses that make a session worth distilling"),
+    Variable("AGD_DISTILL_MIN_EDITS", "distill_min_edits", int, 1, "edits that make a session worth distilling"),
+    Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All settings, immutable. Build with `Settings.load()`; tests use `Settings.load(env)`."""
+
+    memory_file: str | None = None
+    project_cwd: str | None = None
+    home: str | None = None
+    global_file: str | None = None
+    today: str | None = None
+    toc_token_budget: int = 2000
+    recall_disabled: bool = False
+    recall_top_k: int = 3
+    recall_min_words: int = 3
+    recall_min_word_len: int = 3
+    recall_token_budget: int = 1200
+    recall_max_prompt_chars: int = 4000
+    recall_min_score_ratio: float = 0.35
+    recall_min_score: float = 0.6
+    recall_allow_body_only: bool = False
+    recall_allow_superseded: bool = False
+    recall_no_global: bool = False
+    recall_no_fuzzy: bool = False
+    recall_fuzzy_anchor_min: int = 2
+    recall_code_line_ratio: float = 0.4
+    recall_debug: bool = False
+    recall_langs: tuple[str, ...] | None = None
+    recall_stopwords_file: str | None = None
+    recall_synonyms_file: str | None = None
+    distill_disabled: bool = False
+    distill_guard: bool = False
+    distill_model: str = "claude-sonnet-4-6"
+    distill_retries: int = 3
+    distill_backoff_s: float = 30.0
+    distill_lock_stale_s: float = 1800.0
+    distill_timeout_s: float = 300.0
+    distill_min_tool_uses: int = 4
+    distill_min_edits: int = 1
+    distill_claude: str = "claude"
+
+    data_dir: Path = field(default_factory=lambda: Path.home() / ".local/share/agd-memory")
+    """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`."""
+    plugin_root: Path | None = None
+    """`CLAUDE_PLUGIN_ROOT` when run by Claude Code."""
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """For each field set from outside its default: `env` or `config file`."""
+
+    @classmethod
+    def load(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        data_dir = _data_dir(env)
+        config = read_config(data_dir / CONFIG_FILE_NAME)
+        values: dict[str, object] = {}
+        sources: dict[str, str] = {}
+        for var in VARIABLES:
+            if var.name in env:
+                raw, source = env[var.name], "env"
+            elif var.name in config:
+                raw, source = config[var.name], "config file"
+            elif var.attr.removeprefix("recall_") in config and var.attr in ("recall_langs", "recall_stopwords_file"):
+                raw, source = config[var.attr.removeprefix("recall_")], "config file"
+            else:
+                continue
+            value = _convert(var, raw)
+            if value is not _INVALID:
+                values[var.attr] = value
+                sources[var.attr] = source
+        root = env.get("CLAUDE_PLUGIN_ROOT") or None
+        return cls(
+            **values,
+            data_dir=data_dir,
+            plugin_root=Path(root) if root else None,
+            sources=sources,
+        )
+
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some fields changed (per-run overrides in the eval)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def config_file(self) -> Path:
+        return self.data_dir / CONFIG_FILE_NAME
+
+
+_INVALID = object()
+
+
+def _convert(var: Variable, raw: object) -> object:
+    if var.kind is bool:
+        if isinstance(raw, bool):
+            return raw
+        return str(raw).strip().lower() not in FALSE_WORDS
+    if var.kind is list:
+        if isinstance(raw, list):
+            items = [str(x) for x in raw]
+        else:
+            items = str(raw).split(",")
+        return tuple(x.strip().lower() for x in items if x.strip())
+    if var.kind in (int, float):
+        try:
+            if isinstance(raw, bool):
+                raise ValueError(raw)
+            return var.kind(str(raw).strip())
+        except ValueError:
+            debuglog.log(f"settings: {var.name}={raw!r} is not a number; using {var.default}")
+            return _INVALID
+    text = str(raw)
+    return text if text else None
+
+
+def _data_dir(env: Mapping[str, str]) -> Path:
+    if env.get("CLAUDE_PLUGIN_DATA"):
+        return Path(env["CLAUDE_PLUGIN_DATA"]).expanduser()
+    if env.get("XDG_DATA_HOME"):
+        return Path(env["XDG_DATA_HOME"]).expanduser() / "agd-memory"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "share" / "agd-memory"
+
+
+def read_config(path: Path) -> dict[str, object]:
+    """The config file as a dict; missing, unreadable or malformed gives `{}` (logged)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        debuglog.log(f"settings: ignoring {path}: {exc}")
+        return {}
+    if not isinstance(data, dict):
+        debuglog.log(f"settings: ignoring {path}: not a JSON object")
+        return {}
+    return data
+
+
+def write_config(path: Path, data: Mapping[str, object]) -> None:
+    """Replace the config file atomically (2-space indent, sorted keys, final newline)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(dict(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":  # pragma: no cover - manual inspection
+    print(Settings.load(), file=sys.stderr)
