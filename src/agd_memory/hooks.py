@@ -1,0 +1,236 @@
+"""Claude Code hook adapters: payload JSON on stdin in, hook JSON on stdout out.
+
+`agd-memory hook session-start|prompt|session-end` is what `hooks/run` executes
+and what a developer pipes a captured payload into. Each event is a thin adapter:
+
+- session-start: the table of contents of the project and global layers
+  (`agd_memory.toc.render`), as `additionalContext`.
+- prompt: auto-recall for the typed prompt (`agd_memory.recall.recall`), as
+  `additionalContext`; silent when recall skips.
+- session-end: hands the payload to the distiller (`agd_memory.distill.hook`),
+  which returns at once after starting a detached worker; no output.
+
+Key decisions:
+- The payload is read once and normalised into a frozen `HookPayload`, absent
+  fields `""`, so nothing after it knows which Claude Code version sent it.
+  The prompt comes from `prompt` (the field Claude Code sends), `user_prompt` as
+  a fallback (the earlier plugin read only that one, so recall never fired); the
+  project comes from the payload's `cwd`, not the process cwd.
+- Fail open in one place (`main`): any exception, even `SystemExit`, is logged
+  to the debug log and the hook exits 0 with empty stdout. Stdout is written
+  once, at the end, so Claude Code never sees half an answer.
+- The domain modules are imported inside the handlers, so a hook pays only for
+  what its event needs, and a missing module fails open like any other error.
+- Output is hook JSON (`hookSpecificOutput` with `hookEventName`), capped below
+  Claude Code's 10,000-character limit, past which the text would be moved to a
+  file and the model would see only a preview.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import debuglog
+from .settings import Settings
+
+MAX_CONTEXT_CHARS = 9_500
+"""Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
+
+USAGE = "usage: agd-memory hook session-start|prompt|session-end  (payload JSON on stdin)"
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """The fields of a Claude Code hook payload this plugin uses; absent ones are `""`."""
+
+    hook_event_name: str = ""
+    """`SessionStart`, `UserPromptSubmit`, `SessionEnd` (as Claude Code names them)."""
+    session_id: str = ""
+    transcript_path: str = ""
+    cwd: str = ""
+    """The session's working directory: where the project layer is looked up."""
+    prompt: str = ""
+    """UserPromptSubmit: the typed text (`prompt`, else the older `user_prompt`)."""
+    source: str = ""
+    """SessionStart: `startup`, `resume`, `clear`, `compact`, `fork`."""
+    reason: str = ""
+    """SessionEnd: `clear`, `resume`, `logout`, `prompt_input_exit`, `other`."""
+    permission_mode: str = ""
+    raw: Mapping[str, Any] | None = None
+    """The payload as received (a dict, `{}` when stdin was not a JSON object)."""
+
+
+def normalize(data: object) -> HookPayload:
+    """Build a `HookPayload` from whatever JSON value arrived; never raises."""
+    if not isinstance(data, dict):
+        data = {}
+
+    def text(key: str) -> str:
+        value = data.get(key)
+        return value if isinstance(value, str) else ""
+
+    return HookPayload(
+        hook_event_name=text("hook_event_name"),
+        session_id=text("session_id"),
+        transcript_path=text("transcript_path"),
+        cwd=text("cwd"),
+        prompt=text("prompt") or text("user_prompt"),
+        source=text("source"),
+        reason=text("reason"),
+        permission_mode=text("permission_mode"),
+        raw=data,
+    )
+
+
+def parse_payload(raw: bytes) -> HookPayload:
+    """Decode stdin bytes; malformed or non-object JSON gives an empty payload (logged)."""
+    if not raw.strip():
+        return normalize({})
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError as exc:
+        debuglog.log(f"hook: stdin is not JSON ({exc}); using an empty payload")
+        return normalize({})
+    if not isinstance(data, dict):
+        debuglog.log(
+            f"hook: stdin is JSON {type(data).__name__}, not an object; using an empty payload"
+        )
+    return normalize(data)
+
+
+# -- the layers a hook reads ------------------------------------------------------------
+
+
+def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[Any]:
+    """The existing, readable memory files of `scope` for the project at `cwd`, project first.
+
+    A file that does not parse or cannot be read is left out (and logged), so a
+    broken project file still lets the global layer through, and vice versa.
+    """
+    from . import paths, store
+
+    layers = paths.resolve(settings, cwd=cwd or os.getcwd())
+    files = []
+    for layer in layers.select(scope):
+        mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
+        if not mf.exists():
+            continue
+        try:
+            mf.document()
+        except Exception as exc:  # MemoryFileError, OSError, AgdError: all mean "skip this layer"
+            debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: {exc}")
+            continue
+        files.append(mf)
+    return files
+
+
+# -- handlers: each returns the additionalContext text, or None to stay silent ----------
+
+
+def session_start(payload: HookPayload, settings: Settings) -> str | None:
+    files = memory_files(settings, payload.cwd)
+    if not files:
+        debuglog.log(f"hook session-start: no memory for {payload.cwd or os.getcwd()}")
+        return None
+    from . import toc
+
+    text = toc.render(files, settings)
+    return text if text and text.strip() else None
+
+
+def prompt(payload: HookPayload, settings: Settings) -> str | None:
+    if settings.recall_disabled:
+        _recall_debug("skip: disabled (AGD_RECALL_DISABLED)")
+        return None
+    if not payload.prompt.strip():
+        _recall_debug("skip: empty prompt")
+        return None
+    files = memory_files(
+        settings, payload.cwd, scope="project" if settings.recall_no_global else "all"
+    )
+    if not files:
+        _recall_debug("skip: memory_file_missing")
+        return None
+    from . import recall
+
+    result = recall.recall(payload.prompt, files, settings)
+    if result.skipped:
+        _recall_debug(f"skip: {result.skipped}")
+        return None
+    ids = [getattr(getattr(c, "entry", c), "id", "?") for c in result.chosen]
+    _recall_debug(f"injected {len(ids)} block(s): {ids}")
+    text = result.render()
+    return text if text and text.strip() else None
+
+
+def session_end(payload: HookPayload, settings: Settings) -> str | None:
+    from .distill import hook as distill_hook
+
+    distill_hook.session_end(dict(payload.raw or {}), settings)
+    return None
+
+
+def _recall_debug(message: str) -> None:
+    # debuglog echoes to stderr when AGD_RECALL_DEBUG is on, and always keeps the line in the log.
+    debuglog.log(f"recall: {message}")
+
+
+HANDLERS: dict[str, tuple[str, Callable[[HookPayload, Settings], str | None]]] = {
+    # verb -> (hookEventName for the output, handler)
+    "session-start": ("SessionStart", session_start),
+    "prompt": ("UserPromptSubmit", prompt),
+    "session-end": ("SessionEnd", session_end),
+}
+
+
+def render_output(event_name: str, context: str) -> str:
+    """The hook JSON Claude Code reads: `hookSpecificOutput.additionalContext`, within the cap."""
+    if len(context) > MAX_CONTEXT_CHARS:
+        cut = context.rfind("\n", 0, MAX_CONTEXT_CHARS - 80)
+        cut = cut if cut > 0 else MAX_CONTEXT_CHARS - 80
+        context = (
+            context[:cut] + "\n(agd-memory: context cut to fit the hook limit; use agd_memory_toc)"
+        )
+    payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+    return json.dumps(payload, ensure_ascii=False)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`agd-memory hook <event>`: read the payload on stdin, print hook JSON or nothing; always exit 0."""
+    args = list(argv)
+    if len(args) != 1 or args[0] not in HANDLERS:
+        if args and args[0] in ("-h", "--help"):
+            print(USAGE)
+            return 0
+        print(f"agd-memory hook: {USAGE}", file=sys.stderr)
+        return 2
+    verb = args[0]
+    event_name, handler = HANDLERS[verb]
+    output = ""
+    try:
+        settings = Settings.load()
+        if settings.distill_guard:
+            # Inside the distiller's own `claude -p` child: every hook is a no-op, or
+            # SessionEnd would start another distiller, and so on without end.
+            return 0
+        payload = parse_payload(sys.stdin.buffer.read())
+        context = handler(payload, settings)
+        if context:
+            output = render_output(event_name, context)
+    except KeyboardInterrupt:
+        raise
+    except (Exception, SystemExit) as exc:
+        debuglog.log(f"hook {verb}: failed open: {type(exc).__name__}: {exc}")
+        return 0
+    if output:
+        try:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return 0
