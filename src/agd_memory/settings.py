@@ -78,6 +78,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_MIN_TOOL_USES", "distill_min_tool_uses", int, 4, "tool uses that make a session worth distilling"),
     Variable("AGD_DISTILL_MIN_EDITS", "distill_min_edits", int, 1, "edits that make a session worth distilling"),
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
+    Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
 )
 
 
@@ -119,6 +120,7 @@ class Settings:
     distill_min_tool_uses: int = 4
     distill_min_edits: int = 1
     distill_claude: str = "claude"
+    distill_excerpt_chars: int = 60000
 
     data_dir: Path = field(default_factory=lambda: Path.home() / ".local/share/agd-memory")
     """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`."""
