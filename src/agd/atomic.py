@@ -8,6 +8,7 @@ power cut on POSIX.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -37,10 +38,8 @@ def write_atomic(path: str | os.PathLike[str], text: str, *, mode: int | None = 
         os.chmod(tmp, current)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(target.parent)
 

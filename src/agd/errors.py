@@ -89,3 +89,11 @@ class InvalidEdit(AgdError):
     def __init__(self, detail: str) -> None:
         super().__init__(f"invalid edit: {detail}")
         self.detail = detail
+
+
+class InvalidAst(AgdError):
+    """A JSON value that is not a well-formed block or document (reference §2.3)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail

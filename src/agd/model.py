@@ -10,9 +10,9 @@ source; they never take part in equality.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
-AttrValue = Union[bool, int, str]
+AttrValue = bool | int | str
 
 INLINE = "inline"
 ITEMS = "items"
@@ -21,8 +21,23 @@ EMPTY = "empty"
 CONTENT_TYPES = (INLINE, ITEMS, FENCED, EMPTY)
 
 BUILTIN_TAGS = frozenset(
-    ("meta", "h1", "h2", "h3", "h4", "p", "ul", "ol", "code", "quote", "raw", "ref",
-     "include", "!", "table")
+    [
+        "meta",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "p",
+        "ul",
+        "ol",
+        "code",
+        "quote",
+        "raw",
+        "ref",
+        "include",
+        "!",
+        "table",
+    ]
 )
 
 
@@ -34,7 +49,7 @@ class Inline(NamedTuple):
 
 
 Items = list[list[Inline]]
-ContentValue = Union[list[Inline], Items, str, None]
+ContentValue = list[Inline] | Items | str | None
 
 
 @dataclass(eq=False, slots=True)

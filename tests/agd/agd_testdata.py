@@ -1,0 +1,15 @@
+"""Shared fixtures for the format library tests: where the reference data lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path("/work/shared/data")
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = DATA / "agd-conformance"
+EXAMPLES = DATA / "agd-examples"
+CORPORA = DATA / "corpora"
+
+
+def agd_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.agd")) if folder.is_dir() else []
