@@ -1,0 +1,398 @@
+"""The one resolver: which files hold the project layer and the global layer, and why.
+
+Every entry point (hooks, CLI, MCP server, viewer, distiller) calls `resolve`; the
+earlier plugin had three resolvers that disagreed (reference §13.1.2), so there is
+exactly one here.
+
+Project layer, first match wins:
+
+1. `AGD_MEMORY_FILE`.
+2. An existing `memory/memory.agd` in a project folder named after the working
+   folder, trying Claude Code's own naming (every character outside `A-Za-z0-9`
+   becomes `-`) and then the earlier plugin's naming (only `/` replaced), for the
+   symlink-resolved path and then the path as given.
+3. The git-remote index: a fresh checkout of a known repository inherits its memory.
+4. Claude Code's project folder for the working folder when it already exists
+   (transcripts live there), else a new folder under Claude Code's naming.
+
+The working folder is `AGD_MEMORY_PROJECT_CWD`, else the `cwd` the caller passes
+(a hook passes the payload's), else the process's.
+
+Resolving never creates a memory file. Its only write is the git-remote index, and
+only when an existing project file's remote is not yet indexed (or is indexed to a
+file that is gone); that write is locked and atomic, and an indexed checkout is
+never displaced by a second one, so the index does not flip between checkouts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agd.atomic import write_atomic
+
+from . import debuglog
+from .errors import MemoryFileError, UserError
+from .settings import Settings
+
+MEMORY_FILE_IN_FOLDER = Path("memory") / "memory.agd"
+INDEX_NAME = ".agd-memory-index.json"
+SCOPES = ("project", "global", "all")
+MAX_FOLDER_NAME = 200
+"""Claude Code truncates longer project-folder names and appends a hash."""
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    """`project` or `global`."""
+    path: Path
+    """The memory file (it may not exist yet)."""
+    reason: str
+    """Why this file was chosen, one line, for `agd-memory where`."""
+
+
+@dataclass(frozen=True)
+class Layers:
+    project: Layer
+    global_: Layer
+
+    def select(self, scope: str = "all") -> list[Layer]:
+        """The layers a scope names, project first; `all` drops the global layer when it
+        is the same file as the project layer (so nothing is read twice)."""
+        if scope == "project":
+            return [self.project]
+        if scope == "global":
+            return [self.global_]
+        if scope == "all":
+            if _same_file(self.project.path, self.global_.path):
+                return [self.project]
+            return [self.project, self.global_]
+        raise UserError(f"unknown scope `{scope}`: use project, global or all")
+
+
+def home(settings: Settings) -> Path:
+    """`AGD_MEMORY_HOME`, else the user's home folder."""
+    if settings.home:
+        return Path(settings.home).expanduser()
+    try:
+        return Path.home()
+    except RuntimeError:
+        raise MemoryFileError("cannot find the home folder; set HOME or AGD_MEMORY_HOME") from None
+
+
+def projects_dir(settings: Settings) -> Path:
+    return home(settings) / ".claude" / "projects"
+
+
+def index_file(settings: Settings) -> Path:
+    return projects_dir(settings) / INDEX_NAME
+
+
+def global_file(settings: Settings) -> tuple[Path, str]:
+    if settings.global_file:
+        return Path(settings.global_file).expanduser(), "AGD_MEMORY_GLOBAL_FILE"
+    return home(settings) / ".claude" / "memory" / "global.agd", "the default global file"
+
+
+def claude_folder_name(path: str) -> str:
+    """Claude Code's project-folder name: every character outside `A-Za-z0-9` becomes `-`."""
+    return _NOT_ALNUM.sub("-", path)
+
+
+def legacy_folder_name(path: str) -> str:
+    """The earlier plugin's name: only `/` replaced (kept so its files are found)."""
+    return path.replace("/", "-")
+
+
+def resolve(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> Layers:
+    """Both layers for a working folder. Never creates a memory file."""
+    gpath, greason = global_file(settings)
+    return Layers(project=_project_layer(settings, cwd), global_=Layer("global", gpath, greason))
+
+
+def list_project_files(settings: Settings) -> list[Path]:
+    """Every existing project memory file under `<home>/.claude/projects/*/memory/`, sorted."""
+    try:
+        folder = projects_dir(settings)
+        return sorted(
+            p for p in folder.glob(f"*/{MEMORY_FILE_IN_FOLDER.as_posix()}") if p.is_file()
+        )
+    except (OSError, UserError):
+        return []
+
+
+# -- the project layer ---------------------------------------------------------------
+
+
+def _project_layer(settings: Settings, cwd: str | os.PathLike[str] | None) -> Layer:
+    if settings.memory_file:
+        return Layer("project", Path(settings.memory_file).expanduser(), "AGD_MEMORY_FILE")
+    folder, source = _working_folder(settings, cwd)
+    logical = os.path.abspath(folder)
+    real = os.path.realpath(logical)
+    projects = projects_dir(settings)
+
+    spellings = [(real, "")]
+    if logical != real:
+        spellings.append((logical, " (path before resolving symlinks)"))
+
+    existing: list[tuple[Path, str]] = []
+    seen: set[str] = set()
+    for path, note in spellings:
+        for name, naming in (
+            (_folder_name(projects, path), "Claude Code's folder naming"),
+            (legacy_folder_name(path), "the earlier plugin's folder naming"),
+        ):
+            if name in seen:
+                continue
+            seen.add(name)
+            candidate = projects / name / MEMORY_FILE_IN_FOLDER
+            if candidate.is_file():
+                existing.append((candidate, f"existing memory for {source} {path}{note}, {naming}"))
+
+    remotes = git_remote_keys(Path(real))
+    remote = remotes[0] if remotes else None
+    if existing:
+        chosen, reason = existing[0]
+        if len(existing) > 1:
+            others = ", ".join(str(p) for p, _ in existing[1:])
+            reason += f"; also found {others} (merge it with `agd-memory merge`)"
+        if remote:
+            _index_if_new(settings, remote, chosen)
+        return Layer("project", chosen, reason)
+
+    if remote:
+        target = _indexed_file(settings, remotes)
+        if target is not None:
+            return Layer(
+                "project", target, f"git remote {remote} of {source} {real} is indexed to this file"
+            )
+
+    for path, note in spellings:
+        folder_path = projects / _folder_name(projects, path)
+        if folder_path.is_dir():
+            return Layer(
+                "project",
+                folder_path / MEMORY_FILE_IN_FOLDER,
+                f"Claude Code's project folder for {source} {path}{note} (no memory yet)",
+            )
+    return Layer(
+        "project",
+        projects / _folder_name(projects, real) / MEMORY_FILE_IN_FOLDER,
+        f"new memory for {source} {real}, Claude Code's folder naming",
+    )
+
+
+def _working_folder(settings: Settings, cwd: str | os.PathLike[str] | None) -> tuple[str, str]:
+    if settings.project_cwd:
+        return os.path.expanduser(settings.project_cwd), "AGD_MEMORY_PROJECT_CWD"
+    if cwd is not None and str(cwd):
+        return os.path.expanduser(os.fspath(cwd)), "the working folder"
+    try:
+        return os.getcwd(), "the working folder"
+    except OSError:
+        raise MemoryFileError(
+            "the current folder no longer exists; cd to the project or set AGD_MEMORY_PROJECT_CWD"
+        ) from None
+
+
+def _folder_name(projects: Path, path: str) -> str:
+    """Claude Code's name for `path`; over 200 characters, reuse Claude Code's truncated
+    folder when one exists (its hash is not documented), else append our own hash."""
+    name = claude_folder_name(path)
+    if len(name) <= MAX_FOLDER_NAME:
+        return name
+    prefix = name[:MAX_FOLDER_NAME]
+    try:
+        matches = sorted(p.name for p in projects.glob(f"{prefix}-*") if p.is_dir())
+    except OSError:
+        matches = []
+    if matches:
+        return matches[0]
+    return f"{prefix}-{hashlib.sha1(path.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+# -- git remote ----------------------------------------------------------------------
+
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+
+
+def git_remote(folder: Path) -> str | None:
+    """The normalised `origin` URL of the repository holding `folder`, or None."""
+    keys = git_remote_keys(folder)
+    return keys[0] if keys else None
+
+
+def git_remote_keys(folder: Path) -> list[str]:
+    """Index keys for the repository holding `folder`: the normalised `origin` URL, then the
+    earlier plugin's key for it when that differs (it only normalised github.com URLs).
+
+    Read from the repository's config file rather than by running `git`: a hook runs
+    on every prompt and a subprocess would cost more than the whole lookup.
+    """
+    try:
+        config = _git_config_file(folder)
+        if config is None:
+            return []
+        url = _origin_url(config.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return []
+    if not url:
+        return []
+    keys = [normalize_remote(url)]
+    legacy = legacy_remote_key(url)
+    if legacy not in keys:
+        keys.append(legacy)
+    return keys
+
+
+def _git_config_file(folder: Path) -> Path | None:
+    for d in (folder, *folder.parents):
+        dot_git = d / ".git"
+        if dot_git.is_dir():
+            git_dir = dot_git
+        elif dot_git.is_file():
+            # A worktree or submodule: `.git` is a file `gitdir: <path>`.
+            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            git_dir = (d / text[len("gitdir:") :].strip()).resolve()
+        else:
+            continue
+        common = git_dir / "commondir"
+        if common.is_file():
+            git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+        config = git_dir / "config"
+        return config if config.is_file() else None
+    return None
+
+
+def _origin_url(text: str) -> str | None:
+    section: tuple[str, str | None] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            m = _SECTION.match(line)
+            section = (m.group(1).lower(), m.group(2)) if m else None
+            continue
+        if section != ("remote", "origin"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or key.strip().lower() != "url":
+            continue
+        value = value.strip()
+        if value.startswith('"'):
+            end = value.find('"', 1)
+            value = value[1:end] if end > 0 else value[1:]
+        else:
+            value = re.split(r"\s[#;]", value, maxsplit=1)[0].strip()
+        return value or None
+    return None
+
+
+def normalize_remote(url: str) -> str:
+    """`git@github.com:o/r.git`, `https://user:tok@github.com/o/r/`, `ssh://git@github.com/o/r`
+    all become `github.com/o/r`; any host is treated the same way, and credentials in the
+    URL are dropped so the index never stores a token."""
+    u = url.strip()
+    m = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?([^/]+)/?(.*)$", u)
+    if m:
+        host, path = m.group(1), m.group(2)
+        host = re.sub(r":\d+$", "", host) if not host.endswith("]") else host
+        u = f"{host}/{path}"
+    else:
+        m = re.match(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$", u)
+        if m and len(m.group(1)) > 1:  # scp-like `git@host:path`, not `C:\...`
+            u = f"{m.group(1)}/{m.group(2)}"
+    u = u.rstrip("/")
+    u = u.removesuffix(".git")
+    return u.rstrip("/")
+
+
+def legacy_remote_key(url: str) -> str:
+    """The earlier plugin's key: three github.com prefixes rewritten, `.git` and `/` cut."""
+    u = url.strip()
+    for prefix in ("git@github.com:", "https://github.com/", "ssh://git@github.com/"):
+        if u.startswith(prefix):
+            u = "github.com/" + u[len(prefix) :]
+            break
+    return u.removesuffix(".git").rstrip("/")
+
+
+# -- git-remote index ----------------------------------------------------------------
+
+
+def read_index(settings: Settings) -> dict[str, str] | None:
+    """The index as a dict; `{}` when missing, None when present but unreadable or malformed
+    (then it is never overwritten, so a hand-edited index with a typo is not lost)."""
+    path = index_file(settings)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        debuglog.log(f"paths: ignoring the git-remote index {path}: {exc}")
+        return None
+    if not isinstance(data, dict):
+        debuglog.log(f"paths: ignoring the git-remote index {path}: not a JSON object")
+        return None
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _indexed_file(settings: Settings, keys: list[str]) -> Path | None:
+    index = read_index(settings) or {}
+    for key in keys:
+        target = index.get(key)
+        if target and Path(target).expanduser().is_file():
+            return Path(target).expanduser()
+    return None
+
+
+def _index_if_new(settings: Settings, remote: str, path: Path) -> None:
+    index = read_index(settings)
+    if index is None or _live_entry(index, remote):
+        return
+    record_remote(settings, remote, path)
+
+
+def _live_entry(index: dict[str, str], remote: str) -> bool:
+    target = index.get(remote)
+    return bool(target) and Path(target).expanduser().is_file()
+
+
+def record_remote(settings: Settings, remote: str, path: Path) -> bool:
+    """Map `remote` to `path` in the index unless a live entry exists. Under the index's
+    lock, re-read inside it, written atomically. Never raises; returns True if written."""
+    from .lock import exclusive, lock_path_for
+
+    target = index_file(settings)
+    if not target.parent.is_dir():
+        return False
+    try:
+        with exclusive(lock_path_for(target), timeout=5.0):
+            index = read_index(settings)
+            if index is None or _live_entry(index, remote):
+                return False
+            try:
+                raw = json.loads(target.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raw = {}
+            raw[remote] = str(path)
+            write_atomic(target, json.dumps(raw, indent=2, sort_keys=True) + "\n")
+            return True
+    except (OSError, ValueError, UserError) as exc:
+        debuglog.log(f"paths: could not update the git-remote index {target}: {exc}")
+        return False
