@@ -1,0 +1,264 @@
+"""`agd-memory migrate refs|lifecycle`: bring memory files written by older versions up to date.
+
+- `refs`: prose citations `#id` in an entry's body, of ids that exist in the same
+  file, become `refs=` edges (what a save does today), so backlinks and
+  follow-refs see them. Space-separated `refs="#a #b"` is rewritten with commas.
+- `lifecycle`: `status`, `created` and `updated` derived from "FATTO"/"TODO"
+  descs and dates in descs and bodies (`lifecycle.py`); dates the earlier
+  script wrote unquoted are re-quoted.
+
+Both work on the parsed document, so fenced bodies are never mistaken for
+headers, only change the header lines of the blocks concerned, never overwrite
+an attribute that is already set, and are idempotent: a second run finds
+nothing to do. A dry run is the default; `--apply` writes under the lock after a `.bak`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agd.model import FENCED, Document
+
+from ..errors import UserError
+from . import headers, lifecycle, targets
+from .progress import Progress
+from .source import SourceFile, ids_of, is_entry, join_refs, split_refs, verify
+from .writing import Rewrite, rewrite
+
+_CITATION = re.compile(r"(?<![A-Za-z0-9_&#/.-])#([A-Za-z_][A-Za-z0-9_-]*)")
+
+
+@dataclass(frozen=True)
+class BlockChange:
+    block_id: str
+    line: int
+    """1-based line of the block-start line."""
+    set: dict[str, str]
+    """Attributes to write, in the order they are appended."""
+    notes: tuple[str, ...]
+    """What changes, for people: `refs += #a, #b`, `status=done`."""
+    edges: int = 0
+    dated: bool = False
+    given_status: bool = False
+
+
+@dataclass
+class FileReport:
+    path: Path
+    changes: list[BlockChange] = field(default_factory=list)
+    backup: Path | None = None
+
+
+def cited_ids(body: str) -> list[str]:
+    """`#id` citations in prose, first-seen order, without duplicates.
+
+    A `#` glued to a word, a path or an entity (`C#`, `page.html#top`, `&#39;`)
+    is not a citation.
+    """
+    seen: list[str] = []
+    for m in _CITATION.finditer(body):
+        ident = m.group(1).rstrip("-")
+        if ident and ident not in seen:
+            seen.append(ident)
+    return seen
+
+
+def plan_refs(document: Document) -> list[BlockChange]:
+    known = ids_of(document)
+    changes: list[BlockChange] = []
+    for block in document.blocks:
+        if not is_entry(block) or block.content_type != FENCED:
+            continue
+        raw = block.attrs.get("refs")
+        if raw is not None and not isinstance(raw, str):
+            continue
+        existing = split_refs(raw)
+        added = [
+            i
+            for i in cited_ids(str(block.value))
+            if i in known and i != block.id and i not in existing
+        ]
+        respaced = raw is not None and len(raw.split()) > 1
+        if not added and not respaced:
+            continue
+        notes = []
+        if added:
+            notes.append("refs += " + ", ".join(f"#{i}" for i in added))
+        if respaced:
+            notes.append(f"refs {raw!r} rewritten with commas")
+        changes.append(
+            BlockChange(
+                block_id=str(block.id),
+                line=block.line,
+                set={"refs": join_refs(existing + added)},
+                notes=tuple(notes),
+                edges=len(added),
+            )
+        )
+    return changes
+
+
+def plan_lifecycle(document: Document, source: SourceFile | None = None) -> list[BlockChange]:
+    changes: list[BlockChange] = []
+    for block in document.blocks:
+        if not is_entry(block):
+            continue
+        attrs = block.attrs
+        desc = block.desc or ""
+        body = str(block.value) if block.content_type == FENCED else ""
+        new: dict[str, str] = {}
+        notes: list[str] = []
+        if "status" not in attrs:
+            status = lifecycle.status_from_desc(desc) or lifecycle.status_from_body(body)
+            if status:
+                new["status"] = status
+        if "created" not in attrs:
+            date = lifecycle.first_date(desc) or lifecycle.first_date(body)
+            if date:
+                new["created"] = date
+        created = attrs.get("created", new.get("created"))
+        if "updated" not in attrs and lifecycle.is_iso_date(created):
+            new["updated"] = str(created)
+        for key, value in new.items():
+            notes.append(f"{key}={headers.render_value(value)}")
+        if source is not None:
+            requote = _bare_dates(source.lines[block.line - 1])
+            for key in requote:
+                new[key] = str(attrs[key])
+                notes.append(f"{key} quoted")
+        if new:
+            changes.append(
+                BlockChange(
+                    block_id=str(block.id),
+                    line=block.line,
+                    set=new,
+                    notes=tuple(notes),
+                    dated="created" in new and "created" not in attrs,
+                    given_status="status" in new,
+                )
+            )
+    return changes
+
+
+def _bare_dates(line: str) -> list[str]:
+    """`created`/`updated` written as unquoted dates (the earlier script's output)."""
+    out = []
+    for span in headers.scan(line).attrs:
+        value = line[span.value_start : span.value_end]
+        if span.key in ("created", "updated") and lifecycle.is_iso_date(value):
+            out.append(span.key)
+    return out
+
+
+def apply_changes(source: SourceFile, changes: list[BlockChange]) -> str:
+    """The file's new text with each change's header line rewritten, checked by re-parsing."""
+    lines = list(source.lines)
+    by_line = {c.line: c for c in changes}
+    for change in changes:
+        lines[change.line - 1] = headers.set_attrs(lines[change.line - 1], change.set)
+    expected = []
+    for block in source.document.blocks:
+        attrs = dict(block.attrs)
+        change = by_line.get(block.line)
+        if change is not None:
+            attrs.update(change.set)
+        expected.append((block.id, block.kind, attrs))
+    text = source.render(lines)
+    verify(text, source.path, expected)
+    return text
+
+
+PLANNERS: dict[str, Callable[[SourceFile], list[BlockChange]]] = {
+    "refs": lambda src: plan_refs(src.document),
+    "lifecycle": lambda src: plan_lifecycle(src.document, src),
+}
+
+
+def migrate_file(path: Path, what: str, *, apply: bool) -> FileReport:
+    planner = PLANNERS[what]
+    if not apply:
+        return FileReport(path, planner(SourceFile.read(path)))
+
+    def compute(text: str) -> Rewrite[list[BlockChange]]:
+        source = SourceFile.parse(path, text)
+        changes = planner(source)
+        return Rewrite(apply_changes(source, changes) if changes else None, changes)
+
+    written = rewrite(path, compute)
+    return FileReport(path, written.result, written.backup)
+
+
+def summary(what: str, reports: list[FileReport], *, apply: bool, scanned: int) -> str:
+    changes = [c for r in reports for c in r.changes]
+    files = sum(1 for r in reports if r.changes)
+    of = f"{files} of {scanned} file{'s' if scanned != 1 else ''}"
+    if what == "refs":
+        verb = "added" if apply else "would add"
+        edges = sum(c.edges for c in changes)
+        line = f"{verb} {edges} edge{'s' if edges != 1 else ''} across {len(changes)} block{'s' if len(changes) != 1 else ''} in {of}"
+    else:
+        verb = "stamped" if apply else "would stamp"
+        dated = sum(c.dated for c in changes)
+        statused = sum(c.given_status for c in changes)
+        line = f"{verb} {len(changes)} block{'s' if len(changes) != 1 else ''} in {of} ({dated} dated, {statused} given a status)"
+    if not apply and changes:
+        line += "; run again with --apply to write (a .bak of each file is kept)"
+    return line
+
+
+def migrate_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="agd-memory migrate",
+        description="Bring memory files written by older versions up to date (dry run unless --apply).",
+        epilog="Example: agd-memory migrate refs --apply ~/.claude/memory/global.agd",
+    )
+    parser.add_argument(
+        "what",
+        choices=sorted(PLANNERS),
+        help="refs: lift #id citations into refs=; "
+        "lifecycle: derive status, created, updated from descs and bodies",
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="memory files (default: every project memory and the global one)",
+    )
+    parser.add_argument("--apply", action="store_true", help="write the changes (keeps FILE.bak)")
+    args = parser.parse_intermixed_args(list(argv))
+    files = list(args.files) or targets.all_memory_files()
+    if not files:
+        print("no memory files found; pass FILE paths to migrate other files")
+        return 0
+    reports: list[FileReport] = []
+    failed = 0
+    with Progress(len(files), label=f"migrate {args.what}") as progress:
+        for n, path in enumerate(files, 1):
+            progress.step(n, path)
+            try:
+                report = migrate_file(path, args.what, apply=args.apply)
+            except UserError as exc:
+                progress.close()
+                print(f"agd-memory: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            reports.append(report)
+            if report.changes:
+                progress.close()
+                print_report(report)
+    print(summary(args.what, reports, apply=args.apply, scanned=len(files)))
+    return 1 if failed else 0
+
+
+def print_report(report: FileReport) -> None:
+    print(str(report.path))
+    for change in report.changes:
+        print(f"  #{change.block_id} (line {change.line}): {'; '.join(change.notes)}")
+    if report.backup is not None:
+        print(f"  backup: {report.backup}")
