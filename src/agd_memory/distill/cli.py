@@ -1,0 +1,159 @@
+"""`agd-memory distill`: show recent runs, or distil a transcript in the foreground.
+
+Examples:
+
+    agd-memory distill --status
+    agd-memory distill ~/.claude/projects/-home-me-app/4f2e….jsonl --dry-run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+
+from ..errors import UserError
+from ..settings import Settings
+from . import lockfile, pipeline, runlog, state
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agd-memory distill",
+        description="Distil a session transcript into memory, or show what the distiller did.",
+        epilog="Example: agd-memory distill --status; agd-memory distill SESSION.jsonl --dry-run",
+    )
+    p.add_argument("transcript", nargs="?", help="a Claude Code transcript (.jsonl) to distil now")
+    p.add_argument(
+        "--status",
+        action="store_true",
+        help="show recent runs, what each saved, and pending sessions",
+    )
+    p.add_argument("--limit", type=int, default=10, help="runs shown by --status (default 10)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the proposals and what would happen; write nothing",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="read the whole transcript, not only what is new since the last run",
+    )
+    p.add_argument(
+        "--cwd", help="project folder whose memory is used (default: the current folder)"
+    )
+    p.add_argument("--session-id", default="", help="session id recorded in the log")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(list(argv))
+    settings = Settings.load()
+    if args.status:
+        return status(settings, args.limit, as_json=args.json)
+    if not args.transcript:
+        raise UserError(
+            "distill: give a transcript file, or --status (see `agd-memory distill --help`)"
+        )
+    return foreground(settings, args)
+
+
+def status(settings: Settings, limit: int, *, as_json: bool) -> int:
+    runs = runlog.recent_runs(settings, limit)
+    pending = state.list_pending(settings)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "runs": runs,
+                    "pending": [p.__dict__ for p in pending],
+                    "log": str(runlog.log_path(settings)),
+                },
+                indent=2,
+            )
+        )
+        return 0
+    if settings.distill_disabled:
+        print("distiller: disabled (AGD_DISTILL_DISABLED)")
+    if not runs:
+        print(f"no distiller runs yet (log: {runlog.log_path(settings)})")
+    for run in runs:
+        saved = ", ".join(
+            f"#{s['id']} ({s['action']})" for s in run.get("saved", []) if isinstance(s, dict)
+        )
+        session = str(run.get("session_id") or "?")[:8]
+        line = f"{run.get('time', '?')}  {run.get('outcome', '?'):<8} session {session}  {run.get('detail', '')}"
+        print(line)
+        if saved:
+            print(f"    saved: {saved}  -> {run.get('memory_file', '')}")
+        for skip in run.get("skipped", []) or []:
+            if isinstance(skip, dict):
+                print(f"    {skip.get('action')}: #{skip.get('id')} {skip.get('why', '')}")
+    if pending:
+        print(
+            f"pending: {len(pending)} session(s) waiting: "
+            + ", ".join((p.session_id or p.key)[:8] for p in pending)
+        )
+    print(f"log: {runlog.log_path(settings)}")
+    return 0
+
+
+def foreground(settings: Settings, args: argparse.Namespace) -> int:
+    path = os.path.abspath(os.path.expanduser(args.transcript))
+    if not os.path.isfile(path):
+        raise UserError(f"distill: no transcript at {path}: pass the .jsonl file of a session")
+    from .. import paths
+
+    cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
+    layers = paths.resolve(settings, cwd=cwd)
+    item = state.Pending(path, args.session_id, cwd, "manual", time.time())
+
+    def say(message: str) -> None:
+        runlog.log(settings, message)
+        if not args.json:
+            print(f"  {message}")
+
+    if args.dry_run:
+        result = pipeline.distil(settings, item, layers, log=say, dry_run=True, whole=args.all)
+    else:
+        memory = layers.project.path
+        try:
+            lock = lockfile.acquire(
+                lockfile.lock_path(settings, memory), memory, stale_s=settings.distill_lock_stale_s
+            )
+        except lockfile.Held as held:
+            raise UserError(f"distill: {memory}: {held}; try again when it has finished") from None
+        try:
+            result = pipeline.distil(settings, item, layers, log=say, whole=args.all)
+        finally:
+            lockfile.release(lock)
+        runlog.record_run(settings, result.as_record(item, str(memory)))
+    return _print(result, as_json=args.json)
+
+
+def _print(result: pipeline.Result, *, as_json: bool) -> int:
+    if as_json:
+        out = {
+            "outcome": result.outcome,
+            "detail": result.detail,
+            "proposals": result.raw_proposals,
+            "outcomes": [
+                {"action": o.action, "id": o.id, "message": o.message, "layer": o.layer}
+                for o in result.report.outcomes
+            ],
+        }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"{result.outcome}: {result.detail}")
+        for o in result.report.outcomes:
+            print(f"- {o.action}: {o.message}")
+            if o.proposal is not None:
+                p = o.proposal
+                print(f"    @{p.kind} #{p.id} scope={p.scope} status={p.status or '-'}: {p.desc}")
+                for line in p.body.splitlines():
+                    print(f"      {line}")
+    return 1 if result.outcome == "failed" else 0

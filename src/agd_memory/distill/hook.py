@@ -1,0 +1,69 @@
+"""SessionEnd: record the session and start a detached worker, in a few milliseconds.
+
+Claude Code gives SessionEnd hooks 1.5 s in all (and kills them after), so the
+hook does nothing slow: no transcript parsing, no path resolution (that may run
+git), no model call. It writes one small pending record and spawns the worker
+in a new session with no inherited stdio, so the worker outlives Claude Code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import debuglog
+from ..settings import Settings
+from . import state
+
+# Runs the worker from the same source tree as this hook, installed or checkout.
+WORKER_CODE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from agd_memory.distill.worker import main; sys.exit(main(sys.argv[2:]))"
+)
+
+
+def session_end(payload: dict, settings: Settings) -> None:
+    """Record the ended session and start the worker; returns at once, never raises for bad input."""
+    if settings.distill_guard or settings.distill_disabled:
+        return
+    transcript = payload.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript or not os.path.isfile(transcript):
+        debuglog.log(
+            f"distill: no transcript file in the SessionEnd payload ({transcript!r}); nothing to do"
+        )
+        return
+    cwd = (
+        payload.get("cwd")
+        if isinstance(payload.get("cwd"), str) and payload.get("cwd")
+        else os.getcwd()
+    )
+    item = state.Pending(
+        transcript=os.path.abspath(transcript),
+        session_id=str(payload.get("session_id") or ""),
+        cwd=str(cwd),
+        reason=str(payload.get("reason") or ""),
+        queued=time.time(),
+    )
+    state.add_pending(settings, item)
+    spawn_worker(settings, item.key)
+
+
+def spawn_worker(settings: Settings, key: str) -> subprocess.Popen[bytes]:
+    src = str(Path(__file__).resolve().parents[2])
+    options: dict[str, object] = {}
+    if os.name == "nt":  # pragma: no cover - Windows: no console, own process group
+        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    else:
+        options["start_new_session"] = True
+    return subprocess.Popen(  # noqa: S603 - our own interpreter and code
+        [sys.executable, "-c", WORKER_CODE, src, key],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        cwd=str(settings.data_dir) if settings.data_dir.is_dir() else None,
+        **options,  # type: ignore[arg-type]
+    )

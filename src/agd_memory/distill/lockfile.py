@@ -1,0 +1,195 @@
+"""One distiller per memory file: a pid lock keyed on the resolved memory file.
+
+The lock is a file `<data>/distill/locks/<key>.lock` created with O_EXCL and
+holding the owner's pid, start time and a random token. It is broken when the
+owner is dead or the lock is older than `distill_lock_stale_s`. Two checkouts
+that resolve to one memory file compute one key, so they share the lock.
+
+Checking and breaking happen under a short-lived OS lock on a sibling
+`.guard` file (fcntl on POSIX, msvcrt on Windows), so two workers can never
+both decide a lock is stale and both take it. The guard is never held while
+the distiller runs. Release removes the file only if it still holds our token:
+a worker whose stale lock was broken never removes its successor's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets as _random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..settings import Settings
+from .state import distill_dir
+
+
+def lock_key(memory_file: str | Path) -> str:
+    """First 12 hex digits of the SHA-1 of the resolved memory file path."""
+    resolved = os.path.realpath(os.path.expanduser(str(memory_file)))
+    return hashlib.sha1(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Owner:
+    pid: int
+    started: float
+    token: str
+    memory_file: str
+
+
+@dataclass
+class Acquired:
+    """A held lock; `broke` names the stale owner it replaced, if any."""
+
+    path: Path
+    owner: Owner
+    broke: str | None = None
+
+
+class Held(Exception):
+    """Another live distiller holds the lock."""
+
+    def __init__(self, owner: Owner | None, age: float) -> None:
+        self.owner = owner
+        self.age = age
+        who = f"pid {owner.pid}" if owner else "an unknown owner"
+        super().__init__(f"another distiller ({who}, {age:.0f}s old) holds the lock, skipping")
+
+
+def lock_path(settings: Settings, memory_file: str | Path) -> Path:
+    return distill_dir(settings) / "locks" / f"{lock_key(memory_file)}.lock"
+
+
+def acquire(
+    path: Path, memory_file: str | Path, *, stale_s: float, now: float | None = None
+) -> Acquired:
+    """Take the lock at `path` or raise `Held`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    me = Owner(
+        os.getpid(), time.time() if now is None else now, _random.token_hex(8), str(memory_file)
+    )
+    with _guard(path):
+        broke = None
+        if path.exists():
+            owner = read_owner(path)
+            age = me.started - (owner.started if owner else _mtime(path))
+            alive = owner is not None and pid_alive(owner.pid)
+            if alive and age <= stale_s:
+                raise Held(owner, age)
+            why = "dead owner" if not alive else f"{age:.0f}s old"
+            broke = f"pid {owner.pid if owner else '?'} ({why})"
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:  # only possible with a writer that ignores the guard
+            raise Held(read_owner(path), 0.0) from None
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(
+                {
+                    "pid": me.pid,
+                    "started": me.started,
+                    "token": me.token,
+                    "memory_file": me.memory_file,
+                },
+                fh,
+            )
+    return Acquired(path, me, broke)
+
+
+def release(lock: Acquired) -> bool:
+    """Remove the lock if it is still ours; False when a successor had broken it."""
+    with _guard(lock.path):
+        owner = read_owner(lock.path)
+        if owner is None or owner.token != lock.owner.token:
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            lock.path.unlink()
+        return True
+
+
+def read_owner(path: Path) -> Owner | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Owner(
+            int(data["pid"]),
+            float(data["started"]),
+            str(data.get("token", "")),
+            str(data.get("memory_file", "")),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(
+            0x1000, False, pid
+        )  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that exited but was not reaped yet is dead for our purposes (Linux /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return time.time()
+
+
+@contextlib.contextmanager
+def _guard(path: Path) -> Iterator[None]:
+    guard = path.with_name(path.name + ".guard")
+    fd = os.open(guard, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if os.name == "nt":  # pragma: no cover
+            import msvcrt
+
+            while True:
+                try:
+                    msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                os.lseek(fd, 0, 0)
+                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -1,0 +1,147 @@
+"""Distil one session: gate, one headless run, proposals written. Shared by the worker and the CLI.
+
+The order matters: the gate runs before anything costs money, and the read
+offset of the transcript is advanced only after an answer was applied, so a
+failed run is tried again on the session's next end while a finished one is
+never distilled twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..settings import Settings
+from . import headless, proposals, state, transcript
+from .state import Pending
+
+PROMPT_FILE = Path(__file__).with_name("prompt.md")
+
+
+@dataclass
+class Result:
+    outcome: str
+    """`skipped` (gated out), `nothing` (no proposal survived), `saved`, `failed`, or `dry-run`."""
+    detail: str
+    report: proposals.Report = field(default_factory=proposals.Report)
+    raw_proposals: list[object] = field(default_factory=list)
+    attempts: int = 0
+    seconds: float = 0.0
+
+    def as_record(self, item: Pending, memory_file: str) -> dict[str, object]:
+        return {
+            "session_id": item.session_id,
+            "transcript": item.transcript,
+            "memory_file": memory_file,
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "saved": [
+                {"id": o.id, "action": o.action, "layer": o.layer}
+                for o in self.report.outcomes
+                if o.saved
+            ],
+            "skipped": [
+                {"id": o.id, "action": o.action, "why": o.message}
+                for o in self.report.outcomes
+                if not o.saved
+            ],
+            "attempts": self.attempts,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def system_prompt() -> str:
+    return PROMPT_FILE.read_text(encoding="utf-8")
+
+
+def build_message(toc_text: str, session_text: str, item: Pending) -> str:
+    """The user message: the memory's TOC and the session excerpt, each in its own tag.
+
+    A closing tag inside the data is defused so the transcript cannot end its
+    own section and pose as something else.
+    """
+
+    def defuse(text: str) -> str:
+        return text.replace("</session", "<\\/session").replace("</memory-toc", "<\\/memory-toc")
+
+    toc_part = defuse(toc_text.strip()) or "(the memory is empty)"
+    return (
+        f"<memory-toc>\n{toc_part}\n</memory-toc>\n\n"
+        f"<session id={item.session_id!r} cwd={item.cwd!r}>\n{defuse(session_text)}\n</session>\n\n"
+        "Propose the entries worth remembering (zero to three) as the structured result."
+    )
+
+
+def render_toc(layers: object, settings: Settings) -> str:
+    """The current table of contents via `toc.render`, or a plain id listing when that fails."""
+    from .. import store
+
+    files = [
+        store.MemoryFile(layer.path, layer=layer.name, settings=settings)
+        for layer in layers.select("all")
+    ]  # type: ignore[attr-defined]
+    files = [f for f in files if f.exists()]
+    if not files:
+        return ""
+    try:
+        from .. import toc
+
+        return toc.render(files, settings)
+    except Exception:  # the TOC is a hint for the model: a plain listing will do
+        lines = []
+        for mf in files:
+            try:
+                lines += [
+                    f"#{e.id} ({e.kind}, {mf.layer}) {e.desc or ''}".rstrip()
+                    for e in mf.entries()
+                    if e.is_memory
+                ]
+            except Exception:
+                continue
+        return "\n".join(lines)
+
+
+def distil(
+    settings: Settings,
+    item: Pending,
+    layers: object,
+    *,
+    log: Callable[[str], None],
+    dry_run: bool = False,
+    whole: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Result:
+    """Run the pipeline for one session; never raises for a failed model run (outcome `failed`)."""
+    began = time.monotonic()
+    start = 0 if whole else state.start_offset(settings, item.transcript)
+    try:
+        digest = transcript.read(item.transcript, start)
+    except OSError as exc:
+        return Result(
+            "failed", f"cannot read the transcript {item.transcript}: {exc.strerror or exc}"
+        )
+    verdict = transcript.gate(
+        digest, min_edits=settings.distill_min_edits, min_tool_uses=settings.distill_min_tool_uses
+    )
+    if not verdict.passed:
+        return Result("skipped", verdict.reason, seconds=time.monotonic() - began)
+    where = f"bytes {digest.start}-{digest.end}" if digest.start else f"{digest.end} bytes"
+    log(f"distilling {item.transcript} ({where}; {verdict.reason})")
+    excerpt = transcript.excerpt(digest, settings.distill_excerpt_chars)
+    message = build_message(render_toc(layers, settings), excerpt, item)
+    try:
+        answer = headless.ask(settings, system_prompt(), message, log=log, sleep=sleep)
+    except headless.DistillFailed as exc:
+        return Result("failed", str(exc), attempts=exc.attempts, seconds=time.monotonic() - began)
+    report = proposals.apply(answer.proposals, layers, settings, dry_run=dry_run)
+    if dry_run:
+        outcome = "dry-run"
+    else:
+        state.save_offset(settings, item.transcript, digest.end, item.session_id)
+        outcome = "saved" if report.saved_ids else "nothing"
+    detail = f"{len(answer.proposals)} proposed, {len(report.saved_ids)} saved"
+    return Result(
+        outcome, detail, report, list(answer.proposals), answer.attempts, time.monotonic() - began
+    )

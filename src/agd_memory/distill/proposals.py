@@ -1,0 +1,265 @@
+"""The model's proposals, checked by our code and written through the store.
+
+Nothing the headless model returns is trusted: each proposal is validated
+(kind, id, one-line desc, non-empty body, status, supersedes, scope), its
+secrets are redacted, and then it is
+
+- an **update** when its id names an existing memory block (unchanged text is
+  skipped),
+- skipped as a **near-duplicate** when it says what an existing block already
+  says (same desc, same body, or most of the same words),
+- otherwise **added**; `supersedes` keeps only ids that exist in the same file.
+
+At most three are considered, in the model's order. Writes go through
+`store.MemoryFile.save`, so the lock, atomic write and lifecycle stamps are
+the same as for every other writer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .. import secrets
+from ..errors import UserError
+from ..settings import Settings
+from .headless import KINDS, MAX_PROPOSALS
+
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+DESC_CHARS = 200
+BODY_CHARS = 4000
+GLOBAL_KINDS = ("x-user", "x-feedback")
+"""Only facts about the user may go to the global layer."""
+DUPLICATE_JACCARD = 0.6
+_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    kind: str
+    id: str
+    desc: str
+    body: str
+    status: str | None
+    supersedes: tuple[str, ...]
+    scope: str
+    redacted: tuple[str, ...] = ()
+    """Kinds of secret removed from desc or body."""
+    notes: tuple[str, ...] = ()
+    """What validation changed (id rewritten, desc clipped, ...)."""
+
+
+@dataclass
+class Outcome:
+    """What happened to one proposal."""
+
+    action: str
+    """`added`, `updated`, `unchanged`, `duplicate`, `invalid`, `rejected`, or `would add`/`would update` in a dry run."""
+    id: str
+    message: str
+    proposal: Proposal | None = None
+    layer: str = ""
+
+    @property
+    def saved(self) -> bool:
+        return self.action in ("added", "updated")
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def saved_ids(self) -> list[str]:
+        return [o.id for o in self.outcomes if o.saved]
+
+
+def suggest_id(raw: str) -> str:
+    """The reference's suggested id: runs of other characters become `-`, edges trimmed."""
+    text = re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")
+    if not text:
+        return "x-entry"
+    return text if re.match(r"[A-Za-z_]", text) else f"x-{text}"
+
+
+def validate(raw: object) -> Proposal:
+    """One raw proposal as a `Proposal`; UserError names what is wrong."""
+    if not isinstance(raw, dict):
+        raise UserError("a proposal is not an object")
+    notes: list[str] = []
+    kind = str(raw.get("kind") or "").strip().lower()
+    if kind and not kind.startswith("x-"):
+        kind = f"x-{kind}"
+    if kind not in KINDS:
+        raise UserError(f"unknown kind `{raw.get('kind')}` (use one of {', '.join(KINDS)})")
+    raw_id = str(raw.get("id") or "").strip().lstrip("#")
+    if not raw_id:
+        raise UserError("a proposal has no id")
+    block_id = raw_id if IDENT.match(raw_id) else suggest_id(raw_id)
+    if block_id != raw_id:
+        notes.append(f"id `{raw_id}` became `{block_id}`")
+    if len(block_id) > 64:
+        block_id = block_id[:64].rstrip("-")
+        notes.append("id shortened")
+    body = str(raw.get("body") or "").strip()
+    if not body:
+        raise UserError(f"#{block_id} has an empty body")
+    if len(body) > BODY_CHARS:
+        body = body[: BODY_CHARS - 1].rstrip() + "…"
+        notes.append("body clipped")
+    desc = " ".join(str(raw.get("desc") or "").split())
+    if not desc:
+        desc = " ".join(body.splitlines()[0].split())
+    if len(desc) > DESC_CHARS:
+        desc = desc[: DESC_CHARS - 1].rstrip() + "…"
+        notes.append("desc clipped")
+    status = str(raw.get("status") or "").strip().lower() or None
+    if status not in (None, "open", "done"):
+        notes.append(f"status `{status}` dropped")
+        status = None
+    sup_raw = raw.get("supersedes") or []
+    if isinstance(sup_raw, str):
+        sup_raw = sup_raw.split(",")
+    supersedes = tuple(
+        dict.fromkeys(
+            s
+            for s in (str(x).strip().lstrip("#") for x in sup_raw if isinstance(x, (str, int)))
+            if IDENT.match(s) and s != block_id
+        )
+    )
+    scope = str(raw.get("scope") or "project").strip().lower()
+    if scope == "global" and kind not in GLOBAL_KINDS:
+        notes.append(f"scope global is only for {' and '.join(GLOBAL_KINDS)}: kept in the project")
+        scope = "project"
+    if scope not in ("project", "global"):
+        scope = "project"
+    if secrets.find(block_id):
+        raise UserError("the proposed id looks like a secret")
+    found = [f.kind for f in secrets.find(desc)] + [f.kind for f in secrets.find(body)]
+    if found:
+        desc, body = secrets.redact(desc), secrets.redact(body)
+    return Proposal(
+        kind,
+        block_id,
+        desc,
+        body,
+        status,
+        supersedes,
+        scope,
+        tuple(dict.fromkeys(found)),
+        tuple(notes),
+    )
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def near_duplicate(proposal: Proposal, entries: Iterable[object]) -> str | None:
+    """The id of an existing block that already says what the proposal says, if any.
+
+    Blocks the proposal supersedes and superseded blocks do not count.
+    """
+    mine = words(f"{proposal.desc} {proposal.body}")
+    for entry in entries:
+        eid = getattr(entry, "id", "")
+        if (
+            eid == proposal.id
+            or eid in proposal.supersedes
+            or getattr(entry, "status", None) == "superseded"
+        ):
+            continue
+        desc, body = getattr(entry, "desc", None) or "", getattr(entry, "body", None) or ""
+        if (desc and _norm(desc) == _norm(proposal.desc)) or (
+            body and _norm(body) == _norm(proposal.body)
+        ):
+            return eid
+        theirs = words(f"{desc} {body}")
+        if mine and theirs and len(mine & theirs) / len(mine | theirs) >= DUPLICATE_JACCARD:
+            return eid
+    return None
+
+
+def apply(
+    raw_proposals: list[object], layers: object, settings: Settings, *, dry_run: bool = False
+) -> Report:
+    """Validate and write up to three proposals; `layers` is a `paths.Layers`."""
+    from .. import store  # the store is imported only when something is to be written
+
+    report = Report()
+    for raw in raw_proposals[:MAX_PROPOSALS]:
+        try:
+            proposal = validate(raw)
+        except UserError as exc:
+            rid = str(raw.get("id", "")) if isinstance(raw, dict) else ""
+            report.outcomes.append(Outcome("invalid", rid, str(exc)))
+            continue
+        layer = layers.global_ if proposal.scope == "global" else layers.project  # type: ignore[attr-defined]
+        mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
+        try:
+            entries = [e for e in mf.entries() if e.is_memory] if mf.exists() else []
+            all_ids = {e.id for e in mf.entries()} if mf.exists() else set()
+        except UserError as exc:
+            report.outcomes.append(Outcome("rejected", proposal.id, str(exc), proposal, layer.name))
+            continue
+        report.outcomes.append(_write(mf, proposal, entries, all_ids, layer.name, dry_run))
+    return report
+
+
+def _write(
+    mf, proposal: Proposal, entries: list, all_ids: set[str], layer: str, dry_run: bool
+) -> Outcome:  # type: ignore[no-untyped-def]
+    existing = {e.id: e for e in entries}
+    pid = proposal.id
+    if pid in all_ids and pid not in existing:
+        return Outcome(
+            "invalid",
+            pid,
+            f"#{pid} is a heading or meta block, not a memory entry",
+            proposal,
+            layer,
+        )
+    old = existing.get(pid)
+    if old is not None:
+        if _norm(old.body or "") == _norm(proposal.body) and _norm(old.desc or "") == _norm(
+            proposal.desc
+        ):
+            return Outcome("unchanged", pid, f"#{pid} already says this", proposal, layer)
+        action = "updated"
+    else:
+        dup = near_duplicate(proposal, entries)
+        if dup is not None:
+            return Outcome("duplicate", pid, f"near-duplicate of #{dup}, skipped", proposal, layer)
+        action = "added"
+    supersedes = [s for s in proposal.supersedes if s in existing]
+    if dry_run:
+        return Outcome(
+            {"added": "would add", "updated": "would update"}[action],
+            pid,
+            _describe(proposal, supersedes),
+            proposal,
+            layer,
+        )
+    try:
+        result = mf.save(
+            proposal.kind,
+            pid,
+            proposal.body,
+            desc=proposal.desc,
+            status=proposal.status,
+            supersedes=supersedes or None,
+        )
+    except UserError as exc:
+        return Outcome("rejected", pid, str(exc), proposal, layer)
+    message = getattr(result, "message", None) or f"{action} #{pid}"
+    return Outcome(action, pid, message, proposal, layer)
+
+
+def _describe(proposal: Proposal, supersedes: list[str]) -> str:
+    extra = f", supersedes {', '.join('#' + s for s in supersedes)}" if supersedes else ""
+    return f"#{proposal.id} ({proposal.kind}) {proposal.desc}{extra}"

@@ -1,0 +1,162 @@
+"""The distiller's bookkeeping in the data folder: pending sessions and read offsets.
+
+Layout under `<data_dir>/distill/`:
+
+- `pending/<key>.json`: a session the hook recorded and no worker has finished
+  yet (one file per transcript, so a resumed session simply replaces its record);
+- `offsets/<key>.json`: how far each transcript has been distilled, so resumed
+  or compacted sessions are never distilled twice;
+- `locks/`, `distill.log`, `runs.jsonl`: see `lockfile` and `runlog`.
+
+`<key>` is derived from the transcript's absolute path. Every file is replaced
+atomically; a record that does not parse is treated as absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agd.atomic import write_atomic
+
+from ..settings import Settings
+
+
+def distill_dir(settings: Settings) -> Path:
+    return settings.data_dir / "distill"
+
+
+def transcript_key(transcript: str | Path) -> str:
+    path = os.path.abspath(os.path.expanduser(str(transcript)))
+    return hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A session waiting to be distilled."""
+
+    transcript: str
+    session_id: str
+    cwd: str
+    reason: str
+    queued: float
+    """Unix time the hook recorded it."""
+
+    @property
+    def key(self) -> str:
+        return transcript_key(self.transcript)
+
+
+def add_pending(settings: Settings, item: Pending) -> Path:
+    folder = distill_dir(settings) / "pending"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{item.key}.json"
+    write_atomic(path, json.dumps(asdict(item)) + "\n")
+    return path
+
+
+def read_pending(settings: Settings, key: str) -> Pending | None:
+    data = _read_json(distill_dir(settings) / "pending" / f"{key}.json")
+    if data is None:
+        return None
+    try:
+        return Pending(
+            transcript=str(data["transcript"]),
+            session_id=str(data.get("session_id") or ""),
+            cwd=str(data.get("cwd") or ""),
+            reason=str(data.get("reason") or ""),
+            queued=float(data.get("queued") or 0.0),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def list_pending(settings: Settings) -> list[Pending]:
+    """Every pending session, oldest first."""
+    folder = distill_dir(settings) / "pending"
+    try:
+        names = sorted(p.stem for p in folder.glob("*.json"))
+    except OSError:
+        return []
+    items = [read_pending(settings, name) for name in names]
+    return sorted((i for i in items if i is not None), key=lambda i: i.queued)
+
+
+def remove_pending(settings: Settings, item: Pending) -> None:
+    """Drop the record, unless the hook re-recorded the session since `item` was read."""
+    path = distill_dir(settings) / "pending" / f"{item.key}.json"
+    current = read_pending(settings, item.key)
+    if current is not None and current.queued != item.queued:
+        return
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+@dataclass(frozen=True)
+class Offset:
+    """How far a transcript has been distilled."""
+
+    offset: int
+    inode: int
+    session_id: str
+    distilled: float
+
+
+def read_offset(settings: Settings, transcript: str | Path) -> Offset | None:
+    data = _read_json(distill_dir(settings) / "offsets" / f"{transcript_key(transcript)}.json")
+    if data is None:
+        return None
+    try:
+        return Offset(
+            int(data["offset"]),
+            int(data.get("inode", 0)),
+            str(data.get("session_id", "")),
+            float(data.get("distilled", 0)),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def start_offset(settings: Settings, transcript: str | Path) -> int:
+    """Where the next distillation of `transcript` starts: 0 unless the same file has grown past a recorded offset."""
+    recorded = read_offset(settings, transcript)
+    if recorded is None:
+        return 0
+    try:
+        st = os.stat(transcript)
+    except OSError:
+        return 0
+    # A shorter or different file (rewritten, replaced) is read from the start again.
+    if st.st_size < recorded.offset or (recorded.inode and recorded.inode != st.st_ino):
+        return 0
+    return recorded.offset
+
+
+def save_offset(settings: Settings, transcript: str | Path, offset: int, session_id: str) -> None:
+    folder = distill_dir(settings) / "offsets"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        inode = os.stat(transcript).st_ino
+    except OSError:
+        inode = 0
+    record = {
+        "transcript": os.path.abspath(str(transcript)),
+        "offset": offset,
+        "inode": inode,
+        "session_id": session_id,
+        "distilled": time.time(),
+    }
+    write_atomic(folder / f"{transcript_key(transcript)}.json", json.dumps(record) + "\n")
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,0 +1,220 @@
+"""Claude Code transcript JSONL: what happened in a session, read incrementally.
+
+A transcript is append-only (`--resume` and `/compact` append to the same file),
+so it is read from a byte offset: only complete lines count, and the offset
+after the last complete line is what the next distillation starts from. The
+format is officially opaque: unknown record types and malformed lines are
+skipped, never fatal.
+
+Kept: typed user prompts, assistant text, tool calls (counted, edits counted
+apart) and short tool results. Dropped: `isMeta` (slash-command caveats, skill
+bodies), `isCompactSummary` (a model-written summary, not the user's words),
+`isSidechain` (subagent turns), thinking blocks and every metadata record.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+EDIT_TOOLS = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit"))
+"""Tool names that change files: any of them makes a session worth distilling."""
+
+# Per-turn caps, characters: the user's own words matter most.
+USER_CHARS = 4000
+ASSISTANT_CHARS = 2000
+TOOL_CALL_CHARS = 240
+TOOL_RESULT_CHARS = 300
+# Input fields that say what a tool call was about, in the order they are shown.
+TOOL_INPUT_KEYS = (
+    "file_path",
+    "notebook_path",
+    "path",
+    "command",
+    "pattern",
+    "query",
+    "url",
+    "description",
+)
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str
+    """`user`, `assistant`, `tool` (a call) or `result` (a tool result)."""
+    text: str
+
+
+@dataclass
+class Digest:
+    """The part of a transcript between two byte offsets, reduced to what a distiller reads."""
+
+    start: int
+    """Byte offset the reading started at."""
+    end: int
+    """Byte offset just after the last complete line (where the next reading starts)."""
+    turns: list[Turn] = field(default_factory=list)
+    tool_uses: int = 0
+    edits: int = 0
+    user_words: int = 0
+    lines: int = 0
+    bad_lines: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not any(t.role in ("user", "assistant") for t in self.turns)
+
+
+def read(path: str | Path, start: int = 0) -> Digest:
+    """Parse the transcript from byte `start`; an incomplete last line is left for next time.
+
+    Raises OSError when the file cannot be read.
+    """
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read()
+    cut = data.rfind(b"\n") + 1
+    digest = Digest(start=start, end=start + cut)
+    for raw in data[:cut].splitlines():
+        if not raw.strip():
+            continue
+        digest.lines += 1
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            digest.bad_lines += 1
+            continue
+        if isinstance(record, dict):
+            _take(record, digest)
+    return digest
+
+
+def _take(record: dict, digest: Digest) -> None:
+    if record.get("isMeta") or record.get("isCompactSummary") or record.get("isSidechain"):
+        return
+    kind = record.get("type")
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    content = record.get("content", message.get("content"))
+    role = message.get("role") or kind
+    if kind not in ("user", "assistant") and role not in ("user", "assistant"):
+        return
+    if isinstance(content, str):
+        _add_text(digest, "user" if role == "user" else "assistant", content)
+        return
+    if not isinstance(content, list):
+        return
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        ptype = part.get("type")
+        if ptype == "text" and isinstance(part.get("text"), str):
+            _add_text(digest, "user" if role == "user" else "assistant", part["text"])
+        elif ptype == "tool_use":
+            name = str(part.get("name") or "?")
+            digest.tool_uses += 1
+            if name in EDIT_TOOLS:
+                digest.edits += 1
+            digest.turns.append(
+                Turn("tool", _clip(f"{name} {_tool_summary(part.get('input'))}", TOOL_CALL_CHARS))
+            )
+        elif ptype == "tool_result":
+            text = _result_text(part.get("content"))
+            if text:
+                prefix = "error: " if part.get("is_error") else ""
+                digest.turns.append(Turn("result", _clip(prefix + text, TOOL_RESULT_CHARS)))
+
+
+def _add_text(digest: Digest, role: str, text: str) -> None:
+    text = text.strip()
+    if not text:
+        return
+    if role == "user":
+        digest.user_words += len(text.split())
+    digest.turns.append(Turn(role, _clip(text, USER_CHARS if role == "user" else ASSISTANT_CHARS)))
+
+
+def _tool_summary(args: object) -> str:
+    if not isinstance(args, dict):
+        return ""
+    shown = [
+        f"{k}={_one_line(args[k])}" for k in TOOL_INPUT_KEYS if isinstance(args.get(k), (str, int))
+    ]
+    return " ".join(shown)
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return _one_line(content)
+    if isinstance(content, list):
+        texts = [
+            p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
+        ]
+        return _one_line(" ".join(t for t in texts if isinstance(t, str)))
+    return ""
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split())
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Whether a digest is worth a model call, and why (for the log)."""
+
+    passed: bool
+    reason: str
+
+
+def gate(digest: Digest, *, min_edits: int, min_tool_uses: int) -> Gate:
+    """The reference rule, thresholds configurable: enough edits OR enough tool uses.
+
+    A threshold of 0 is always met; a digest with no user or assistant words never passes.
+    """
+    counts = f"{digest.edits} edits, {digest.tool_uses} tool uses, {digest.user_words} user words"
+    if digest.empty:
+        return Gate(False, f"nothing new in the transcript ({counts})")
+    if digest.edits >= min_edits or digest.tool_uses >= min_tool_uses:
+        return Gate(True, counts)
+    return Gate(
+        False, f"trivial session ({counts}; needs {min_edits} edits or {min_tool_uses} tool uses)"
+    )
+
+
+LABELS = {"user": "USER", "assistant": "ASSISTANT", "tool": "TOOL CALL", "result": "TOOL RESULT"}
+
+
+def excerpt(digest: Digest, max_chars: int) -> str:
+    """The session as labelled lines, at most `max_chars` characters.
+
+    When it does not fit, the opening (where the task is stated, a fifth of the
+    budget) and the most recent turns (where conclusions are) are kept, with a
+    marker saying how many turns were left out.
+    """
+    lines = [f"{LABELS[t.role]}: {t.text}" for t in digest.turns]
+    total = sum(len(line) + 1 for line in lines)
+    if total <= max_chars:
+        return "\n".join(lines)
+    head_budget = max_chars // 5
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > head_budget:
+            break
+        head.append(line)
+        used += len(line) + 1
+    tail: list[str] = []
+    used_tail = 0
+    tail_budget = max_chars - used - 60
+    for line in reversed(lines[len(head) :]):
+        if used_tail + len(line) + 1 > tail_budget:
+            break
+        tail.append(line)
+        used_tail += len(line) + 1
+    tail.reverse()
+    omitted = len(lines) - len(head) - len(tail)
+    return "\n".join([*head, f"[... {omitted} turns omitted ...]", *tail])

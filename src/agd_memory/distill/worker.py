@@ -1,0 +1,115 @@
+"""The detached worker: one per ended session, at most one running per memory file.
+
+The worker started for session S resolves S's memory file M and takes M's
+lock. Holding it, it distils every pending session that resolves to M, oldest
+first, then releases the lock and looks again: a session recorded while it was
+working (whose own worker found the lock taken and left) is picked up in the
+next round. So a second hook on the same memory file never runs a second
+distiller, and never loses its session either.
+
+It has no stdio (the hook detached it); everything goes to the distill log.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .. import debuglog, paths
+from ..settings import Settings
+from . import lockfile, pipeline, runlog, state
+from .state import Pending
+
+MAX_ROUNDS = 50
+"""A bound on lock rounds, should sessions keep arriving (each round drains them all)."""
+
+
+def main(argv: Sequence[str]) -> int:
+    """`<python> -c ... KEY`: distil the pending session KEY (and its memory file's others)."""
+    try:
+        settings = Settings.load()
+        if settings.distill_guard or settings.distill_disabled:
+            return 0
+        for key in argv:
+            run(settings, key)
+    except Exception as exc:  # detached: nobody sees a traceback, so the log must
+        debuglog.log(f"distill worker: {type(exc).__name__}: {exc}")
+        return 1
+    return 0
+
+
+def memory_file_of(settings: Settings, item: Pending) -> tuple[Path, object]:
+    layers = paths.resolve(settings, cwd=item.cwd or None)
+    return layers.project.path, layers
+
+
+def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    item = state.read_pending(settings, key)
+    if item is None:
+        return
+
+    def say(message: str) -> None:
+        runlog.log(settings, message)
+
+    memory, _ = memory_file_of(settings, item)
+    lock_at = lockfile.lock_path(settings, memory)
+    for _ in range(MAX_ROUNDS):
+        try:
+            lock = lockfile.acquire(lock_at, memory, stale_s=settings.distill_lock_stale_s)
+        except lockfile.Held as held:
+            say(f"session {item.session_id or '?'} on {memory}: {held}")
+            return
+        if lock.broke:
+            say(f"breaking stale lock of {lock.broke} on {memory}")
+        try:
+            mine = _pending_for(settings, memory)
+            for pending, layers in mine:
+                _one(settings, pending, memory, layers, say, sleep)
+        finally:
+            lockfile.release(lock)
+        if not _pending_for(settings, memory):
+            return
+
+
+def _pending_for(settings: Settings, memory: Path) -> list[tuple[Pending, object]]:
+    """Pending sessions whose project memory file is `memory` (cwd resolutions cached)."""
+    found: list[tuple[Pending, object]] = []
+    seen: dict[str, tuple[Path, object]] = {}
+    for pending in state.list_pending(settings):
+        if pending.cwd not in seen:
+            try:
+                seen[pending.cwd] = memory_file_of(settings, pending)
+            except Exception as exc:
+                runlog.log(settings, f"cannot resolve the memory file of {pending.cwd}: {exc}")
+                continue
+        path, layers = seen[pending.cwd]
+        if lockfile.lock_key(path) == lockfile.lock_key(memory):
+            found.append((pending, layers))
+    return found
+
+
+def _one(settings: Settings, item: Pending, memory: Path, layers: object, say, sleep) -> None:  # type: ignore[no-untyped-def]
+    say(
+        f"=== session {item.session_id or '?'} cwd={item.cwd} reason={item.reason or '?'} memory={memory}"
+    )
+    try:
+        result = pipeline.distil(settings, item, layers, log=say, sleep=sleep)
+    except Exception as exc:
+        result = pipeline.Result("failed", f"{type(exc).__name__}: {exc}")
+    finally:
+        state.remove_pending(settings, item)
+    if result.outcome == "skipped":
+        say(f"skipped: {result.detail}")
+    elif result.outcome == "failed":
+        say(f"failed: {result.detail}")
+    else:
+        for o in result.report.outcomes:
+            say(f"{o.action} #{o.id}: {o.message}")
+        say(f"done: {result.detail}")
+    runlog.record_run(settings, result.as_record(item, str(memory)))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
