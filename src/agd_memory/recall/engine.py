@@ -1,0 +1,268 @@
+"""Auto-recall for one prompt: gates, index, ranking, budget. Standard library only.
+
+`recall(prompt, files, settings)` is what the UserPromptSubmit hook, `agd-memory
+recall` and the eval all run, so what the eval measures is what the hook injects.
+Nothing here spawns a process or reads the environment: `settings` carries it all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import debuglog
+from . import features as feature_set
+from . import policy, render
+from .scoring import Analyzer, Index, Match, Prompt, is_memory, is_superseded, score_all
+from .text import BUILTIN_LANGS, fold, stopwords
+
+DEFAULT_LANGS = ("en",)
+INFORMATIVE_DF_SHARE = 0.15
+"""rare-anchor: a word in more than this share of the entries anchors nothing."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One chosen block: the entry, its score and the layer it came from."""
+
+    entry: Any
+    score: float
+    layer: str
+    text: str = ""
+    """The AGD text injected for it."""
+
+
+@dataclass
+class RecallResult:
+    skipped: str | None
+    """Why nothing was injected (a reason of `policy`), or None."""
+    chosen: list[Scored] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    """The prompt's content words, after stopwords (for `recall --json` and debugging)."""
+
+    def render(self) -> str:
+        """The additionalContext text: a header naming the blocks, then each block as AGD."""
+        if self.skipped or not self.chosen:
+            return ""
+        ids = [str(s.entry.id) for s in self.chosen]
+        head = render.header(ids, "matched this prompt; full memory via agd_memory_search")
+        return head + "\n\n" + "\n".join(s.text for s in self.chosen)
+
+    @property
+    def injected_chars(self) -> int:
+        return len(self.render())
+
+
+def langs_of(settings: Any, features: frozenset[str]) -> tuple[str, ...]:
+    """Stopword languages: the setting when given (even empty), else the default."""
+    langs = getattr(settings, "recall_langs", None)
+    if langs is not None:
+        return tuple(langs)
+    return BUILTIN_LANGS if "all-langs" in features else DEFAULT_LANGS
+
+
+def prompt_words(
+    prompt: str, analyzer: Analyzer, settings: Any, features: frozenset[str]
+) -> list[str]:
+    """Content words of the prompt, in order, duplicates kept (the min-words gate counts them)."""
+    improved = "tokens" in features
+    stop = stopwords(
+        langs_of(settings, features),
+        getattr(settings, "recall_stopwords_file", None),
+        request_verbs="request-verbs" in features,
+        folded=improved,
+    )
+    words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
+    kept = [w for w in words if w not in stop]
+    if analyzer.stemming:
+        return [_stem(w) for w in kept]
+    return kept
+
+
+def _stem(word: str) -> str:
+    from .cognates import stem
+
+    return stem(word)
+
+
+_INDEX_CACHE: dict[tuple, Index] = {}
+
+
+def _signature(mf: Any) -> tuple | None:
+    path = getattr(mf, "path", None)
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), getattr(mf, "layer", ""), st.st_size, st.st_mtime_ns)
+
+
+def _load_entries(files: Sequence[Any]) -> list[Any]:
+    entries: list[Any] = []
+    for mf in files:
+        try:
+            entries.extend(mf.entries())
+        except Exception as exc:  # one broken file must not silence the others
+            debuglog.log(f"recall: skipping {getattr(mf, 'path', mf)}: {exc}")
+    return entries
+
+
+def build_index(files: Sequence[Any], settings: Any, features: frozenset[str]) -> Index | None:
+    """The index over the files' entries, cached by each file's path, size and mtime."""
+    sigs = [_signature(mf) for mf in files]
+    key = None
+    skip_superseded = not settings.recall_allow_superseded
+    if all(s is not None for s in sigs):
+        key = (tuple(sigs), features, skip_superseded)
+        cached = _INDEX_CACHE.get(key)
+        if cached is not None:
+            return cached
+    entries = _load_entries(files)
+    if not entries:
+        return None
+
+    def recallable(entry: Any) -> bool:
+        return is_memory(entry) and not (skip_superseded and is_superseded(entry))
+
+    idf_over = recallable if "idf-recallable" in features else None
+    index = Index(entries, Analyzer(features), idf_over=idf_over)
+    if key is not None:
+        if len(_INDEX_CACHE) > 16:
+            _INDEX_CACHE.clear()
+        _INDEX_CACHE[key] = index
+    return index
+
+
+def select_files(files: Sequence[Any], settings: Any) -> list[Any]:
+    """Existing files, the global layer dropped under AGD_RECALL_NO_GLOBAL, no path twice."""
+    out = []
+    seen: set[str] = set()
+    for mf in files:
+        if settings.recall_no_global and getattr(mf, "layer", None) == "global":
+            continue
+        exists = getattr(mf, "exists", None)
+        if callable(exists) and not exists():
+            continue
+        path = getattr(mf, "path", None)
+        if path is not None:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+        out.append(mf)
+    return out
+
+
+def ranking_of(settings: Any, fuzzy_anchor_min: int | None = None) -> policy.Ranking:
+    return policy.Ranking(
+        top_k=int(settings.recall_top_k),
+        min_score=float(settings.recall_min_score),
+        min_score_ratio=float(settings.recall_min_score_ratio),
+        require_anchor=not settings.recall_allow_body_only,
+        skip_superseded=not settings.recall_allow_superseded,
+        fuzzy_anchor_min=int(
+            settings.recall_fuzzy_anchor_min if fuzzy_anchor_min is None else fuzzy_anchor_min
+        ),
+    )
+
+
+def gates_of(settings: Any) -> policy.Gates:
+    return policy.Gates(
+        disabled=bool(settings.recall_disabled),
+        max_prompt_chars=int(settings.recall_max_prompt_chars),
+        code_line_ratio=float(settings.recall_code_line_ratio),
+        min_words=int(settings.recall_min_words),
+    )
+
+
+def _anchor_vocabulary(index: Index) -> frozenset[str]:
+    vocab = getattr(index, "_anchor_vocab", None)
+    if vocab is None:
+        vocab = frozenset().union(
+            *(d.id_set | d.desc_set for d in index.docs if is_memory(d.entry))
+        )
+        index._anchor_vocab = vocab  # type: ignore[attr-defined]
+    return vocab
+
+
+def _informative(index: Index):
+    limit = max(2.0, INFORMATIVE_DF_SHARE * index.n)
+    df_of = {}
+
+    def informative(word: str) -> bool:
+        if word not in df_of:
+            df_of[word] = len(
+                [i for i in index.postings.get(word, ()) if is_memory(index.docs[i].entry)]
+            )
+        return df_of[word] <= limit
+
+    return informative
+
+
+def recall(
+    prompt: str,
+    files: Sequence[Any],
+    settings: Any,
+    *,
+    features: frozenset[str] | None = None,
+) -> RecallResult:
+    """What auto-recall injects for `prompt` from `files` (project layer first)."""
+    feats = feature_set.DEFAULT if features is None else features
+    analyzer = Analyzer(feats)
+    words = prompt_words(prompt or "", analyzer, settings, feats)
+    gates = gates_of(settings)
+    reason = policy.should_skip(prompt or "", words, gates)
+    files = select_files(files, settings)
+    index: Index | None = None
+    if reason == policy.BELOW_MIN_WORDS and "short-gate" in feats and words and files:
+        index = build_index(files, settings, feats)
+        if index is not None:
+            vocab = _anchor_vocabulary(index)
+            reason = policy.should_skip(
+                prompt, words, gates, exact_hit=lambda ws: any(w in vocab for w in ws)
+            )
+    if reason:
+        return RecallResult(skipped=reason, words=words)
+    if not files:
+        return RecallResult(skipped=policy.NO_MEMORY, words=words)
+    if index is None:
+        index = build_index(files, settings, feats)
+    if index is None:
+        return RecallResult(skipped=policy.NO_BLOCKS, words=words)
+    fuzzy = not settings.recall_no_fuzzy
+    matches = score_all(index, Prompt.build(words, analyzer, fuzzy=fuzzy))
+    informative = _informative(index) if "rare-anchor" in feats else None
+    ranked = policy.rank(matches, ranking_of(settings), informative=informative)
+    if not ranked:
+        return RecallResult(skipped=policy.NO_MATCH, words=words)
+    return _within_budget(ranked, settings, feats, words)
+
+
+def _within_budget(
+    ranked: list[Match], settings: Any, feats: frozenset[str], words: list[str]
+) -> RecallResult:
+    budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
+    texts = [render.block_text(m.doc.entry) for m in ranked]
+    if "exact-budget" in feats:
+        sizes = [len(t) + 1 for t in texts]
+    else:
+        sizes = [len(render.reference_text(m.doc.entry)) for m in ranked]
+    keep = policy.fit_budget(sizes, budget) if budget > 0 else 0
+    if keep == 0:
+        return RecallResult(skipped=policy.BUDGET, words=words)
+    chosen = [
+        Scored(entry=m.doc.entry, score=m.score, layer=_layer(m.doc.entry), text=t)
+        for m, t in zip(ranked[:keep], texts[:keep], strict=True)
+    ]
+    return RecallResult(skipped=None, chosen=chosen, words=words)
+
+
+def _layer(entry: Any) -> str:
+    return str(getattr(entry, "layer", "") or "")
+
+
+__all__ = ["RecallResult", "Scored", "recall", "fold"]

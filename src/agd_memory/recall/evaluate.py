@@ -1,0 +1,208 @@
+"""The recall evaluation: run every case through the hook's own path and score it.
+
+A cases file is `{"cases": [{corpus, lang, prompt, expect, tags?}]}` (the format of
+`shared/eval/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
+project memory file beside the cases file; `global.agd` beside it, when present, is
+loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
+every project corpus the positives use. Every run goes through `engine.recall`, gates
+included, so a prompt the hook refuses retrieves nothing.
+
+Metrics per prompt-language bucket: hit@1 (expected id injected first), recall@3
+(expected id among the first three injected), tokens injected (estimated, 4 chars a
+token; 0 when nothing is injected) and, over negative runs, false injections.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from . import policy
+from ._shim_store import open_file
+from .engine import RecallResult, recall
+
+GLOBAL_NAME = "global.agd"
+NEGATIVE = "negative"
+
+
+@dataclass
+class CaseResult:
+    corpus: str
+    lang: str
+    prompt: str
+    expect: str | None
+    tags: list[str]
+    injected: list[str]
+    tokens: int
+    skipped: str | None
+
+    @property
+    def hit1(self) -> bool:
+        return bool(self.injected) and self.injected[0] == self.expect
+
+    @property
+    def hit3(self) -> bool:
+        return self.expect in self.injected[:3]
+
+    @property
+    def false_injection(self) -> bool:
+        return self.expect is None and bool(self.injected)
+
+
+@dataclass
+class Report:
+    results: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def positives(self) -> list[CaseResult]:
+        return [r for r in self.results if r.expect is not None]
+
+    @property
+    def negatives(self) -> list[CaseResult]:
+        return [r for r in self.results if r.expect is None]
+
+    def summary(self) -> dict[str, Any]:
+        """Totals and per-bucket numbers (the shape `eval --json` prints)."""
+        buckets: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in self.positives:
+            buckets[r.lang].append(r)
+        out: dict[str, Any] = {"buckets": {}, "tags": {}}
+        for lang, rs in sorted(buckets.items()):
+            out["buckets"][lang] = _positive_stats(rs)
+        tags: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in self.positives:
+            for t in r.tags:
+                tags[t].append(r)
+        for tag, rs in sorted(tags.items()):
+            out["tags"][tag] = _positive_stats(rs)
+        out["positives"] = _positive_stats(self.positives)
+        neg = self.negatives
+        false = sum(r.false_injection for r in neg)
+        out["negatives"] = {
+            "runs": len(neg),
+            "false_injections": false,
+            "false_injection_rate": false / len(neg) if neg else 0.0,
+            "tokens_total": sum(r.tokens for r in neg),
+        }
+        return out
+
+
+def _positive_stats(rs: Sequence[CaseResult]) -> dict[str, Any]:
+    n = len(rs)
+    hit1 = sum(r.hit1 for r in rs)
+    hit3 = sum(r.hit3 for r in rs)
+    tokens = [r.tokens for r in rs]
+    return {
+        "cases": n,
+        "hit1": hit1,
+        "recall3": hit3,
+        "hit1_rate": hit1 / n if n else 0.0,
+        "recall3_rate": hit3 / n if n else 0.0,
+        "tokens_median": statistics.median(tokens) if tokens else 0,
+        "tokens_total": sum(tokens),
+    }
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such cases file; pass a cases JSON file") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read the cases file ({exc})") from None
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list):
+        raise UserError(f'{path}: the top level must be {{"cases": [...]}}')
+    return cases
+
+
+def run(
+    cases_path: Path,
+    settings: Any,
+    *,
+    features: frozenset[str] | None = None,
+) -> Report:
+    """Run every case of `cases_path` through `engine.recall` with `settings`."""
+    cases_path = Path(cases_path)
+    cases = load_cases(cases_path)
+    base = cases_path.parent
+    global_path = base / GLOBAL_NAME
+    corpora = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
+    files: dict[str, list[Any]] = {}
+    for name in corpora:
+        project = base / name
+        if not project.is_file():
+            raise UserError(f"{cases_path}: corpus {name} not found beside the cases file")
+        layer_files = [open_file(project, "project", settings)]
+        if global_path.is_file() and project.resolve() != global_path.resolve():
+            layer_files.append(open_file(global_path, "global", settings))
+        files[name] = layer_files
+    report = Report()
+    for case in cases:
+        expect = case.get("expect")
+        targets = corpora if expect is None else [case["corpus"]]
+        for name in targets:
+            result = recall(case["prompt"], files[name], settings, features=features)
+            report.results.append(_case_result(case, name, result))
+    return report
+
+
+def _case_result(case: Mapping[str, Any], corpus: str, result: RecallResult) -> CaseResult:
+    injected = [str(s.entry.id) for s in result.chosen]
+    chars = result.injected_chars
+    return CaseResult(
+        corpus=corpus,
+        lang=str(case.get("lang", "?")),
+        prompt=str(case["prompt"]),
+        expect=case.get("expect"),
+        tags=list(case.get("tags") or []),
+        injected=injected,
+        tokens=policy.estimate_tokens(chars) if chars else 0,
+        skipped=result.skipped,
+    )
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def format_report(report: Report, *, verbose: bool = False) -> str:
+    s = report.summary()
+    lines = [
+        f"{'bucket':10} {'cases':>5}  {'hit@1':>12}  {'recall@3':>12}  {'tokens med':>10}  {'total':>7}"
+    ]
+    rows = list(s["buckets"].items()) + [("all", s["positives"])]
+    for name, b in rows:
+        lines.append(
+            f"{name:10} {b['cases']:>5}  {_pct(b['hit1'], b['cases']):>12}  "
+            f"{_pct(b['recall3'], b['cases']):>12}  {b['tokens_median']:>10}  {b['tokens_total']:>7}"
+        )
+    n = s["negatives"]
+    lines.append(
+        f"{NEGATIVE:10} {n['runs']:>5}  false injections {_pct(n['false_injections'], n['runs'])}"
+        f", {n['tokens_total']} tokens"
+    )
+    if s["tags"]:
+        lines.append("")
+        lines.append(
+            "by tag: "
+            + ", ".join(f"{t} {b['hit1']}/{b['cases']}" for t, b in s["tags"].items())
+            + " (hit@1)"
+        )
+    if verbose:
+        lines.append("")
+        for r in report.results:
+            if r.expect is not None and not r.hit1:
+                got = ", ".join(r.injected) or f"nothing ({r.skipped})"
+                lines.append(f"MISS  [{r.lang}] {r.prompt!r}: want #{r.expect}, got {got}")
+            elif r.false_injection:
+                lines.append(
+                    f"FALSE [{r.lang}] {r.prompt!r} on {r.corpus}: {', '.join(r.injected)}"
+                )
+    return "\n".join(lines)

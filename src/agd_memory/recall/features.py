@@ -1,0 +1,54 @@
+"""The measured changes over the reference recall, each one named so the eval can switch it.
+
+`REFERENCE` (the empty set) is the reference algorithm of agd-memory-plugin §5.4 as
+faithfully as the description allows; `DEFAULT` is what the hook runs. A change is
+in `DEFAULT` only when `agd-memory eval` on the development set showed it helps
+(see benchmarks/README.md, "Recall quality and latency", for the step-by-step table).
+These are engineering switches for the evaluation, not user settings: a user tunes
+recall with the `AGD_RECALL_*` variables.
+"""
+
+from __future__ import annotations
+
+FEATURES: dict[str, str] = {
+    "tokens": "identifier splitting, short technical tokens, accent folding, CJK bigrams",
+    "idf-recallable": "IDF over the entries recall can return (not headings, meta, superseded)",
+    "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
+    "all-langs": "stopwords of every built-in language when no language is configured",
+    "stem": "a light suffix-stripping stemmer on both sides",
+    "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
+    "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
+    "rare-anchor": "an anchor must be an informative word, not one that most blocks share",
+    "exact-budget": "the budget is measured on the text actually injected",
+}
+
+REFERENCE: frozenset[str] = frozenset()
+DEFAULT: frozenset[str] = frozenset(FEATURES)
+
+
+def parse(spec: str) -> frozenset[str]:
+    """`reference`, `default`, or a comma list of names, each optionally prefixed `-` to remove
+    it from the default (`-stem,-cognates`). Unknown names raise ValueError."""
+    spec = spec.strip()
+    if spec in ("", "reference", "none"):
+        return REFERENCE
+    if spec in ("default", "all"):
+        return DEFAULT
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if all(n.startswith("-") for n in names):
+        result = set(DEFAULT)
+        for n in names:
+            _check(n[1:])
+            result.discard(n[1:])
+        return frozenset(result)
+    result = set()
+    for n in names:
+        _check(n)
+        result.add(n)
+    return frozenset(result)
+
+
+def _check(name: str) -> None:
+    if name not in FEATURES:
+        known = ", ".join(FEATURES)
+        raise ValueError(f"unknown recall feature {name!r} (known: {known})")

@@ -1,0 +1,170 @@
+"""When recall speaks and how much: prompt gates, the anchor rule, floors, top-k, budget.
+
+All rules are the reference's (agd-memory-plugin §5.4) unless a feature of
+`features.py` changes them; each function says which.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .scoring import Match, is_superseded
+
+# Skip reasons, as the reference names them (they reach the debug log and `recall --json`).
+DISABLED = "disabled_via_env"
+EMPTY = "prompt_empty"
+TOO_LONG = "prompt_too_long"
+CODE_PASTE = "code_paste_detected"
+BELOW_MIN_WORDS = "prompt_below_min_words"
+NO_MEMORY = "memory_file_missing"
+NO_BLOCKS = "no_blocks_loaded"
+NO_MATCH = "no_relevant_blocks"
+BUDGET = "budget_exhausted"
+
+CODE_FENCE = "```"
+CODE_MIN_LINES = 5
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The settings the prompt gates read (a view of `Settings`)."""
+
+    disabled: bool = False
+    max_prompt_chars: int = 4000
+    code_line_ratio: float = 0.4
+    min_words: int = 3
+
+
+def looks_like_code(prompt: str, line_ratio: float) -> bool:
+    """A fence anywhere, or 5+ non-blank lines of which at least `line_ratio` are indented."""
+    if CODE_FENCE in prompt:
+        return True
+    lines = [line for line in prompt.splitlines() if line.strip()]
+    if len(lines) < CODE_MIN_LINES:
+        return False
+    indented = sum(1 for line in lines if line[:1] in (" ", "\t"))
+    return indented / len(lines) >= line_ratio
+
+
+def should_skip(
+    prompt: str,
+    words: Sequence[str],
+    gates: Gates,
+    *,
+    exact_hit: Callable[[Sequence[str]], bool] | None = None,
+) -> str | None:
+    """The first gate that refuses the prompt, or None. `words` are the prompt's content
+    words (length filter and stopwords applied, duplicates kept).
+
+    With `exact_hit` (the short-gate feature), a prompt below the word minimum still
+    passes when `exact_hit(words)` says one of its words is a whole id or desc word of
+    some block: `deploy script` is short but names a block.
+    """
+    if gates.disabled:
+        return DISABLED
+    if not prompt or not prompt.strip():
+        return EMPTY
+    if len(prompt) > gates.max_prompt_chars:
+        return TOO_LONG
+    if looks_like_code(prompt, gates.code_line_ratio):
+        return CODE_PASTE
+    if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
+        return BELOW_MIN_WORDS
+    return None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The settings ranking reads (a view of `Settings`)."""
+
+    top_k: int = 3
+    min_score: float = 0.6
+    min_score_ratio: float = 0.35
+    require_anchor: bool = True
+    skip_superseded: bool = True
+    fuzzy_anchor_min: int = 2
+
+
+def sort_key(match: Match) -> tuple[float, int, int, str]:
+    """Score (high first), then newest `updated`, then shorter body, then id."""
+    doc = match.doc
+    return (-match.score, -doc.recency, doc.body_chars, str(doc.entry.id))
+
+
+def anchored(match: Match, fuzzy_anchor_min: int) -> bool:
+    """The anchor rule: an exact prompt word in the id or desc, or enough cognates there.
+
+    A `fuzzy_anchor_min` of 0 or less turns the rule off (as in the reference).
+    """
+    if fuzzy_anchor_min <= 0:
+        return True
+    return bool(match.anchor_exact) or len(match.anchor_cognates) >= fuzzy_anchor_min
+
+
+def rank(
+    matches: Sequence[Match],
+    ranking: Ranking,
+    *,
+    informative: Callable[[str], bool] | None = None,
+) -> list[Match]:
+    """Filter, sort, apply the floors and keep the top k.
+
+    `informative` (the rare-anchor feature) decides whether an exact anchor word counts:
+    a word most blocks share (`project`, `marco`) anchors nothing.
+    """
+    kept = []
+    for m in matches:
+        if m.score <= 0:
+            continue
+        if ranking.skip_superseded and is_superseded(m.doc.entry):
+            continue
+        if ranking.require_anchor:
+            if informative is not None:
+                m = _strip_uninformative(m, informative)
+            if not anchored(m, ranking.fuzzy_anchor_min):
+                continue
+        kept.append(m)
+    if not kept:
+        return []
+    kept.sort(key=sort_key)
+    floor = max(ranking.min_score, kept[0].score * ranking.min_score_ratio)
+    return [m for m in kept[: max(ranking.top_k, 0)] if m.score >= floor]
+
+
+def _strip_uninformative(m: Match, informative: Callable[[str], bool]) -> Match:
+    exact = frozenset(t for t in m.anchor_exact if informative(t))
+    if exact == m.anchor_exact:
+        return m
+    return Match(
+        doc=m.doc,
+        score=m.score,
+        anchor_exact=exact,
+        anchor_cognates=m.anchor_cognates,
+        matched=m.matched,
+    )
+
+
+def fit_budget(sizes: Sequence[int], budget_chars: int) -> int:
+    """How many blocks, taken in order, fit in `budget_chars` (reference rule).
+
+    The first block always goes in; the walk stops (it does not skip ahead) at the
+    first block that would overflow, and once the total reaches the budget.
+    """
+    total = 0
+    count = 0
+    for size in sizes:
+        if count and total + size > budget_chars:
+            break
+        total += size
+        count += 1
+        if total >= budget_chars:
+            break
+    return count
+
+
+def estimate_tokens(chars: int) -> int:
+    """Tokens of injected text, estimated at 4 characters a token (rounded up)."""
+    return math.ceil(chars / CHARS_PER_TOKEN)

@@ -1,0 +1,249 @@
+"""How well one block matches a prompt: the reference formula over a prebuilt index.
+
+Reference (agd-memory-plugin §5.4), for prompt token set P and a block with id
+tokens I, desc tokens D, kind tokens K and body token list B:
+
+    field(F, boost) = boost * (sum w(p) for p in P&F  +  0.5 * sum w(p) for cognate-only p)
+    raw   = field(I, 3) + field(D, 3) + field(K, 2) + body part
+    score = raw / (1 + ln(1 + |B|))
+
+with w(t) = ln((N+1)/(df(t)+1)) + 1 for a word of the corpus, else 1.0. The body part
+adds w(t) per occurrence of a prompt word and, when some prompt word is a cognate
+of a body word, 0.5 * w(t) per occurrence of a body word whose cognate key is in the
+prompt. The index keeps every block's token sets and cognate keys, so a prompt only
+visits the blocks that share a word or a cognate key with it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import cognates
+from .text import Tokenizer
+
+FIELD_BOOST_ID = 3.0
+FIELD_BOOST_DESC = 3.0
+FIELD_BOOST_KIND = 2.0
+BLOCK_MIN_LEN = 3
+"""Block text always uses 3 as the minimum word length (reference)."""
+
+_DIGITS = re.compile(r"\d")
+
+
+class Analyzer:
+    """Turns text into the tokens and cognate keys one feature set uses, on both sides."""
+
+    __slots__ = ("features", "tokenizer", "stemming", "key")
+
+    def __init__(self, features: frozenset[str]) -> None:
+        self.features = features
+        self.tokenizer = Tokenizer(improved="tokens" in features)
+        self.stemming = "stem" in features
+        self.key: Callable[[str], str | None] = (
+            cognates.improved_key if "cognates" in features else cognates.reference_key
+        )
+
+    def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
+        words = self.tokenizer(text, min_len)
+        if self.stemming:
+            return [cognates.stem(w) for w in words]
+        return words
+
+
+def is_superseded(entry: Any) -> bool:
+    return getattr(entry, "status", None) == "superseded"
+
+
+def is_memory(entry: Any) -> bool:
+    """Memory entries are `x-*` blocks; headings, meta and paragraphs are not."""
+    return str(getattr(entry, "kind", "")).startswith("x-")
+
+
+def recency_key(updated: object) -> int:
+    """The first 8 digits of `updated` as a number (20260131); undated or malformed gives 0."""
+    if not isinstance(updated, str):
+        return 0
+    digits = "".join(_DIGITS.findall(updated))
+    return int(digits[:8]) if len(digits) >= 8 else 0
+
+
+class Doc:
+    """One block, analysed once: its field token sets, body counts and cognate keys."""
+
+    __slots__ = (
+        "entry",
+        "id_set",
+        "desc_set",
+        "kind_set",
+        "body",
+        "body_len",
+        "body_chars",
+        "recency",
+        "keys",
+    )
+
+    def __init__(self, entry: Any, analyzer: Analyzer) -> None:
+        self.entry = entry
+        kind = str(getattr(entry, "kind", "") or "")
+        self.id_set = frozenset(analyzer.tokens(str(entry.id).replace("-", " ")))
+        self.desc_set = frozenset(analyzer.tokens(getattr(entry, "desc", None) or ""))
+        self.kind_set = frozenset(analyzer.tokens(kind.replace("x-", " ")))
+        body_text = getattr(entry, "body", None) or ""
+        body_tokens = analyzer.tokens(body_text)
+        self.body = Counter(body_tokens)
+        self.body_len = len(body_tokens)
+        self.body_chars = len(body_text)
+        self.recency = recency_key(getattr(entry, "updated", None))
+        self.keys = {t: k for t in self.vocabulary() if (k := analyzer.key(t)) is not None}
+
+    def vocabulary(self) -> frozenset[str]:
+        return self.id_set | self.desc_set | self.kind_set | self.body.keys()
+
+
+class Index:
+    """Every loaded block analysed, with document frequencies and postings for fast lookup."""
+
+    def __init__(
+        self,
+        entries: Iterable[Any],
+        analyzer: Analyzer,
+        *,
+        idf_over: Callable[[Any], bool] | None = None,
+    ) -> None:
+        self.analyzer = analyzer
+        self.docs = [Doc(e, analyzer) for e in entries]
+        self.postings: dict[str, list[int]] = {}
+        self.key_postings: dict[str, list[int]] = {}
+        df: Counter[str] = Counter()
+        counted = 0
+        for i, doc in enumerate(self.docs):
+            vocab = doc.vocabulary()
+            for t in vocab:
+                self.postings.setdefault(t, []).append(i)
+            for k in set(doc.keys.values()):
+                self.key_postings.setdefault(k, []).append(i)
+            if idf_over is None or idf_over(doc.entry):
+                df.update(vocab)
+                counted += 1
+        self.n = counted
+        self.idf = {t: math.log((counted + 1) / (c + 1)) + 1.0 for t, c in df.items()}
+
+    def weight(self, token: str) -> float:
+        return self.idf.get(token, 1.0)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt, analysed: its content-word set and its cognate keys."""
+
+    words: frozenset[str]
+    cognates: dict[str, frozenset[str]]
+    """Cognate key -> the prompt words that have it (empty when cognates are off)."""
+
+    @classmethod
+    def build(cls, words: Iterable[str], analyzer: Analyzer, *, fuzzy: bool) -> Prompt:
+        wordset = frozenset(words)
+        keyed: dict[str, set[str]] = {}
+        if fuzzy:
+            for w in wordset:
+                k = analyzer.key(w)
+                if k is not None:
+                    keyed.setdefault(k, set()).add(w)
+        return cls(wordset, {k: frozenset(v) for k, v in keyed.items()})
+
+
+@dataclass(frozen=True)
+class Match:
+    """A block's score for a prompt and the evidence behind it."""
+
+    doc: Doc
+    score: float
+    anchor_exact: frozenset[str]
+    """Prompt words found exactly in the id or desc."""
+    anchor_cognates: frozenset[str]
+    """Prompt words found only as cognates in the id or desc."""
+    matched: frozenset[str]
+    """Every prompt word found exactly anywhere in the block."""
+
+
+def _field(
+    tokens: frozenset[str], doc: Doc, prompt: Prompt, w: Callable[[str], float]
+) -> tuple[float, frozenset[str], frozenset[str]]:
+    exact = prompt.words & tokens
+    fuzzy: set[str] = set()
+    if prompt.cognates:
+        for t in tokens:
+            k = doc.keys.get(t)
+            if k is not None and k in prompt.cognates:
+                fuzzy |= prompt.cognates[k]
+        fuzzy -= exact
+    value = sum(w(p) for p in exact) + cognates.WEIGHT * sum(w(p) for p in fuzzy)
+    return value, exact, frozenset(fuzzy)
+
+
+def score_doc(doc: Doc, prompt: Prompt, w: Callable[[str], float]) -> Match:
+    """The reference score of one block (see the module docstring)."""
+    id_v, id_e, id_z = _field(doc.id_set, doc, prompt, w)
+    desc_v, desc_e, desc_z = _field(doc.desc_set, doc, prompt, w)
+    kind_v, kind_e, _ = _field(doc.kind_set, doc, prompt, w)
+    raw = FIELD_BOOST_ID * id_v + FIELD_BOOST_DESC * desc_v + FIELD_BOOST_KIND * kind_v
+    body_exact = prompt.words & doc.body.keys()
+    for t in body_exact:
+        raw += doc.body[t] * w(t)
+    if prompt.cognates:
+        # the reference adds body cognates only when some prompt word is a cognate-only
+        # match of the body, and then weights each body occurrence by the *body* word
+        has_fuzzy = False
+        fuzzy_sum = 0.0
+        for t, count in doc.body.items():
+            k = doc.keys.get(t)
+            if k is None or k not in prompt.cognates:
+                continue
+            if prompt.cognates[k] - body_exact:
+                has_fuzzy = True
+            if t not in prompt.words:
+                fuzzy_sum += count * w(t)
+        if has_fuzzy:
+            raw += cognates.WEIGHT * fuzzy_sum
+    score = raw / (1.0 + math.log(1.0 + doc.body_len)) if raw > 0 else 0.0
+    anchor_exact = id_e | desc_e
+    return Match(
+        doc=doc,
+        score=score,
+        anchor_exact=anchor_exact,
+        anchor_cognates=(id_z | desc_z) - anchor_exact,
+        matched=anchor_exact | kind_e | body_exact,
+    )
+
+
+def candidates(index: Index, prompt: Prompt) -> list[int]:
+    """Indices of the blocks sharing a word or a cognate key with the prompt, in file order."""
+    found: set[int] = set()
+    for t in prompt.words:
+        found.update(index.postings.get(t, ()))
+    for k in prompt.cognates:
+        found.update(index.key_postings.get(k, ()))
+    return sorted(found)
+
+
+def score_all(index: Index, prompt: Prompt) -> list[Match]:
+    """Matches for every candidate block, in file order (zero scores included)."""
+    return [score_doc(index.docs[i], prompt, index.weight) for i in candidates(index, prompt)]
+
+
+def uniform_weight(_: str) -> float:
+    return 1.0
+
+
+def score_entries(
+    entries: Sequence[Any], words: Iterable[str], features: frozenset[str]
+) -> list[float]:
+    """Scores with uniform weights, for tests and quick checks (no IDF)."""
+    analyzer = Analyzer(features)
+    prompt = Prompt.build(words, analyzer, fuzzy=False)
+    return [score_doc(Doc(e, analyzer), prompt, uniform_weight).score for e in entries]

@@ -1,0 +1,149 @@
+"""Text to tokens: the reference tokenizer and the improved one, plus stopword lists.
+
+The reference (agd-memory-plugin §5.4) lowercases, takes maximal runs of letters or
+of digits and drops tokens shorter than a minimum length. That splits `foo_bar2`
+into `foo`, `bar`, `2`, drops `v2`, `s3`, `404`, reads `InspectionCard` as one word
+and cannot segment Chinese or Japanese at all.
+
+The improved tokenizer (`Tokenizer(improved=True)`):
+- splits identifiers: snake_case and kebab on the separator, camelCase and
+  PascalCase on the case change, and also keeps the whole identifier, so
+  `InspectionCard` gives `inspectioncard`, `inspection`, `card`;
+- keeps short technical tokens that mix letters and digits (`v2`, `s3`, `k8s`)
+  and numbers of two digits or more, whatever the minimum word length;
+- folds accents (`perché` -> `perche`), so a prompt typed without them still matches;
+- splits runs of CJK characters into overlapping bigrams (a single character stays
+  as it is), on both the prompt and the block side.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+# Reference: maximal runs of Unicode letters, or of digits.
+REFERENCE_WORD = re.compile(r"[^\W\d_]+|\d+")
+# Improved: alphanumeric runs (underscore excluded so snake_case splits); CJK handled apart.
+ALNUM_RUN = re.compile(r"[^\W_]+")
+CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+CJK_CHARS = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # hangul syllables
+)
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+HAS_DIGIT = re.compile(r"\d")
+HAS_LETTER = re.compile(r"[^\W\d_]")
+
+STOPWORDS_DIR = Path(__file__).parent / "stopwords"
+BUILTIN_LANGS = ("en", "it", "es", "fr", "de", "pt")
+REFERENCE_LANGS = ("en", "it")
+"""The languages the reference ships; `config show` lists every built-in one."""
+
+
+def fold(word: str) -> str:
+    """Lowercase without accents: `Perché` -> `perche`, `Straße` -> `strasse`."""
+    if word.isascii():
+        return word.lower()
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def reference_tokens(text: str, min_len: int) -> list[str]:
+    """The reference tokenizer: lowercase letter runs or digit runs, at least `min_len` long."""
+    return [t for t in REFERENCE_WORD.findall(text.lower()) if len(t) >= min_len]
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def improved_tokens(text: str, min_len: int) -> list[str]:
+    """The improved tokenizer (see the module docstring). Order follows the text."""
+    out: list[str] = []
+    # CJK first: take the runs out so the alphanumeric pass does not see them as words.
+    if CJK_RUN.search(text):
+        for run in CJK_RUN.findall(text):
+            out.extend(_cjk_bigrams(run))
+        text = CJK_RUN.sub(" ", text)
+    for run in ALNUM_RUN.findall(text):
+        whole = fold(run)
+        # camelCase is an ASCII convention; elsewhere split only letters from digits
+        parts = CAMEL_PART.findall(run) if run.isascii() else REFERENCE_WORD.findall(run)
+        if _keep(whole, min_len):
+            out.append(whole)
+        for part in parts:
+            token = fold(part)
+            if token != whole and _keep(token, min_len):
+                out.append(token)
+    return out
+
+
+def _keep(token: str, min_len: int) -> bool:
+    if len(token) >= min_len:
+        return True
+    if token.isdigit():
+        return len(token) >= 2
+    # letters mixed with digits (`v2`, `s3`) are names, not noise
+    return len(token) >= 2 and bool(HAS_DIGIT.search(token))
+
+
+class Tokenizer:
+    """One tokenizer for the prompt and the blocks (the block side always uses length 3)."""
+
+    __slots__ = ("improved",)
+
+    def __init__(self, *, improved: bool) -> None:
+        self.improved = improved
+
+    def __call__(self, text: str, min_len: int = 3) -> list[str]:
+        if self.improved:
+            return improved_tokens(text, min_len)
+        return reference_tokens(text, min_len)
+
+
+def read_word_file(path: Path) -> frozenset[str]:
+    """Words of a stopword-style file: one a line, stripped, lower-cased; `#` lines and blanks out.
+
+    A missing or unreadable file gives an empty set: a broken optional file must not
+    stop recall.
+    """
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    words = (line.strip().lower() for line in text.splitlines())
+    return frozenset(w for w in words if w and not w.startswith("#"))
+
+
+@lru_cache(maxsize=64)
+def builtin_stopwords(lang: str, *, request_verbs: bool = False) -> frozenset[str]:
+    """The built-in list of one language (empty for an unknown one, as in the reference)."""
+    if lang not in BUILTIN_LANGS:
+        return frozenset()
+    words = read_word_file(STOPWORDS_DIR / f"{lang}.txt")
+    if request_verbs:
+        words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
+    return words
+
+
+def stopwords(
+    langs: tuple[str, ...],
+    extra_file: str | None,
+    *,
+    request_verbs: bool = False,
+    folded: bool = False,
+) -> frozenset[str]:
+    """The union of the languages' lists and the extra file's words (accent-folded on request)."""
+    words: set[str] = set()
+    for lang in langs:
+        words |= builtin_stopwords(lang, request_verbs=request_verbs)
+    if extra_file:
+        words |= read_word_file(Path(extra_file))
+    if folded:
+        words |= {fold(w) for w in words}
+    return frozenset(words)
