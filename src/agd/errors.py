@@ -97,3 +97,12 @@ class InvalidAst(AgdError):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class UnknownId(IdNotFound):
+    """A requested id that no block has (`agd get`): `no block with id `X``."""
+
+    def __init__(self, block_id: str) -> None:
+        super().__init__(block_id)
+        self.message = f"no block with id `{block_id}`"
+        self.args = (self.message,)
