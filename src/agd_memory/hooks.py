@@ -114,7 +114,7 @@ def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[An
     """
     from . import paths, store
 
-    layers = paths.resolve(settings, cwd=cwd or os.getcwd())
+    layers = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
     files = []
     for layer in layers.select(scope):
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)

@@ -1,0 +1,69 @@
+"""Helpers for the hook tests: captured payloads, running a hook in-process or as a process."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).with_name("fixtures")
+LAUNCHER = REPO / "bin" / "agd-memory"
+RUNNER = REPO / "hooks" / "run"
+
+
+def load_payload(name: str, **changes: Any) -> dict[str, Any]:
+    """A captured payload (`fixtures/<name>.json`) with some fields replaced."""
+    data = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    data.update(changes)
+    return data
+
+
+def debug_log(env: dict[str, str]) -> str:
+    path = Path(env["CLAUDE_PLUGIN_DATA"]) / "debug.log"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def run_main(
+    argv: list[str], stdin: bytes | str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> tuple[int, str, str]:
+    """Run `agd_memory.hooks.main` in-process with `stdin`; return (status, stdout, stderr)."""
+    from agd_memory import hooks
+
+    raw = stdin.encode() if isinstance(stdin, str) else stdin
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    status = hooks.main(argv)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def run_hook(
+    event: str,
+    payload: dict[str, Any] | bytes,
+    env: dict[str, str],
+    *,
+    via: Path = LAUNCHER,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """Run a hook as Claude Code does: a fresh process, payload on stdin."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    argv = ["sh", str(via), event] if via == RUNNER else [sys.executable, str(via), "hook", event]
+    proc = subprocess.run(argv, input=data, env=env, capture_output=True, timeout=timeout)
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    )
+
+
+def context_of(stdout: str, event_name: str) -> str:
+    """The additionalContext of a hook's stdout, checking the JSON shape Claude Code requires."""
+    data = json.loads(stdout)
+    assert set(data) == {"hookSpecificOutput"}
+    specific = data["hookSpecificOutput"]
+    assert specific["hookEventName"] == event_name
+    assert isinstance(specific["additionalContext"], str)
+    return specific["additionalContext"]

@@ -1,0 +1,291 @@
+"""The hook adapter itself: output shape, silence, fail-open, guard, debug lines.
+
+The domain calls (`toc.render`, `recall.recall`, `distill.hook.session_end`) are
+replaced by recording doubles here, so these tests pin what the adapter promises
+whatever the domain code answers; `test_hooks_integration.py` runs the real thing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hookutil import context_of, debug_log, load_payload, run_main
+
+import agd_memory
+from agd_memory import hooks
+
+FILES = ["<project file>", "<global file>"]
+
+
+@dataclass
+class Calls:
+    memory_files: list[tuple[str, str]] = field(default_factory=list)
+    toc: list[tuple[Any, Any]] = field(default_factory=list)
+    recall: list[tuple[str, Any]] = field(default_factory=list)
+    distill: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class FakeResult:
+    skipped: str | None
+    chosen: list[Any]
+    text: str = ""
+
+    def render(self) -> str:
+        return self.text
+
+
+@dataclass
+class FakeEntry:
+    id: str
+
+
+def install(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
+    """Put a module double at `agd_memory.<name>` (sys.modules and the package attribute)."""
+    module = types.ModuleType(f"agd_memory.{name}")
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, f"agd_memory.{name}", module)
+    parent, _, leaf = f"agd_memory.{name}".rpartition(".")
+    monkeypatch.setattr(sys.modules[parent], leaf, module, raising=False)
+    return module
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch, hook_env: dict[str, str]) -> Calls:
+    record = Calls()
+
+    def memory_files(settings: Any, cwd: str, *, scope: str = "all") -> list[str]:
+        record.memory_files.append((cwd, scope))
+        return list(FILES)
+
+    monkeypatch.setattr(hooks, "memory_files", memory_files)
+    return record
+
+
+def use_toc(monkeypatch: pytest.MonkeyPatch, calls: Calls, text: str | Exception) -> None:
+    def render(files: Any, settings: Any) -> str:
+        calls.toc.append((files, settings))
+        if isinstance(text, BaseException):
+            raise text
+        return text
+
+    install(monkeypatch, "toc", render=render)
+
+
+def use_recall(monkeypatch: pytest.MonkeyPatch, calls: Calls, result: FakeResult) -> None:
+    def recall(prompt: str, files: Any, settings: Any) -> FakeResult:
+        calls.recall.append((prompt, files))
+        return result
+
+    install(monkeypatch, "recall", recall=recall)
+
+
+# -- SessionStart -------------------------------------------------------------------------
+
+
+def test_session_start_outputs_toc_as_additional_context(monkeypatch, capsys, calls) -> None:
+    use_toc(monkeypatch, calls, "agd-memory: 2 entries\n- #a  first")
+    payload = load_payload("session-start-startup", cwd="/somewhere/project")
+    status, out, err = run_main(["session-start"], json.dumps(payload), monkeypatch, capsys)
+    assert status == 0
+    assert context_of(out, "SessionStart") == "agd-memory: 2 entries\n- #a  first"
+    assert out.count("\n") == 1  # one JSON object, one line
+    assert calls.memory_files == [("/somewhere/project", "all")]
+    files, settings = calls.toc[0]
+    assert files == FILES and settings.toc_token_budget == 2000
+
+
+@pytest.mark.parametrize("text", ["", "   \n"])
+def test_session_start_silent_when_toc_empty(monkeypatch, capsys, calls, text) -> None:
+    use_toc(monkeypatch, calls, text)
+    status, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
+    assert (status, out) == (0, "")
+
+
+def test_session_start_silent_without_memory(monkeypatch, capsys, calls) -> None:
+    use_toc(monkeypatch, calls, "never used")
+    monkeypatch.setattr(hooks, "memory_files", lambda *a, **k: [])
+    status, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
+    assert (status, out, calls.toc) == (0, "", [])
+
+
+# -- UserPromptSubmit ---------------------------------------------------------------------
+
+
+def test_prompt_outputs_recall(monkeypatch, capsys, calls) -> None:
+    result = FakeResult(None, [FakeEntry("db-choice")], "agd-memory recalled 1 block\n...")
+    use_recall(monkeypatch, calls, result)
+    payload = load_payload("prompt-italian", cwd="/p")
+    status, out, _ = run_main(["prompt"], json.dumps(payload), monkeypatch, capsys)
+    assert status == 0
+    assert context_of(out, "UserPromptSubmit") == "agd-memory recalled 1 block\n..."
+    assert calls.recall == [("Che cosa sai del database di produzione?", FILES)]
+    assert calls.memory_files == [("/p", "all")]
+
+
+def test_prompt_reads_legacy_user_prompt(monkeypatch, capsys, calls) -> None:
+    use_recall(monkeypatch, calls, FakeResult("no_relevant_blocks", []))
+    run_main(["prompt"], json.dumps(load_payload("prompt-legacy-user-prompt")), monkeypatch, capsys)
+    assert calls.recall[0][0] == "and the deploy schedule?"
+
+
+def test_prompt_skipped_is_silent_and_debug_says_why(monkeypatch, capsys, calls) -> None:
+    monkeypatch.setenv("AGD_RECALL_DEBUG", "1")
+    use_recall(monkeypatch, calls, FakeResult("too_few_words", []))
+    status, out, err = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    )
+    assert (status, out) == (0, "")
+    assert "skip: too_few_words" in err
+
+
+def test_prompt_debug_lists_chosen_ids(monkeypatch, capsys, calls) -> None:
+    monkeypatch.setenv("AGD_RECALL_DEBUG", "1")
+    result = FakeResult(None, [FakeEntry("a"), FakeEntry("b")], "two blocks")
+    use_recall(monkeypatch, calls, result)
+    _, out, err = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    )
+    assert context_of(out, "UserPromptSubmit") == "two blocks"
+    assert "injected 2 block(s): ['a', 'b']" in err
+
+
+def test_prompt_debug_off_keeps_stderr_empty(monkeypatch, capsys, calls) -> None:
+    use_recall(monkeypatch, calls, FakeResult("too_few_words", []))
+    _, _, err = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    )
+    assert err == ""
+
+
+def test_prompt_disabled_never_recalls(monkeypatch, capsys, calls) -> None:
+    monkeypatch.setenv("AGD_RECALL_DISABLED", "1")
+    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
+    status, out, _ = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    )
+    assert (status, out, calls.recall) == (0, "", [])
+
+
+def test_prompt_disabled_zero_means_on(monkeypatch, capsys, calls) -> None:
+    # The earlier plugin treated AGD_RECALL_DISABLED=0 as "disabled".
+    monkeypatch.setenv("AGD_RECALL_DISABLED", "0")
+    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
+    _, out, _ = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    )
+    assert context_of(out, "UserPromptSubmit") == "x"
+
+
+def test_prompt_no_global_reads_project_layer_only(monkeypatch, capsys, calls) -> None:
+    monkeypatch.setenv("AGD_RECALL_NO_GLOBAL", "1")
+    use_recall(monkeypatch, calls, FakeResult("no_relevant_blocks", []))
+    run_main(["prompt"], json.dumps(load_payload("prompt-english", cwd="/p")), monkeypatch, capsys)
+    assert calls.memory_files == [("/p", "project")]
+
+
+def test_empty_prompt_is_silent(monkeypatch, capsys, calls) -> None:
+    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
+    status, out, _ = run_main(
+        ["prompt"], json.dumps(load_payload("prompt-english", prompt="  ")), monkeypatch, capsys
+    )
+    assert (status, out, calls.recall) == (0, "", [])
+
+
+# -- SessionEnd ---------------------------------------------------------------------------
+
+
+def test_session_end_hands_payload_to_distiller(monkeypatch, capsys, calls) -> None:
+    seen: list[tuple[dict[str, Any], Any]] = []
+    install(monkeypatch, "distill", __path__=[])
+    install(
+        monkeypatch,
+        "distill.hook",
+        session_end=lambda payload, settings: seen.append((payload, settings)),
+    )
+    payload = load_payload("session-end-other")
+    status, out, _ = run_main(["session-end"], json.dumps(payload), monkeypatch, capsys)
+    assert (status, out) == (0, "")
+    assert seen[0][0] == payload
+
+
+# -- fail open, guard, limits -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "error", [RuntimeError("boom"), SystemExit(3), OSError("disk"), ValueError("bad")]
+)
+def test_any_failure_exits_zero_silently_and_logs(
+    monkeypatch, capsys, calls, hook_env, error
+) -> None:
+    use_toc(monkeypatch, calls, error)
+    status, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
+    assert (status, out) == (0, "")
+    assert f"hook session-start: failed open: {type(error).__name__}" in debug_log(hook_env)
+
+
+def test_missing_domain_module_fails_open(monkeypatch, capsys, calls, hook_env) -> None:
+    monkeypatch.setitem(sys.modules, "agd_memory.distill.hook", None)  # import raises
+    monkeypatch.delattr(agd_memory, "distill", raising=False)
+    status, out, _ = run_main(
+        ["session-end"], json.dumps(load_payload("session-end-other")), monkeypatch, capsys
+    )
+    assert (status, out) == (0, "")
+    assert "failed open" in debug_log(hook_env)
+
+
+def test_guard_exits_before_reading_stdin(monkeypatch, capsys, calls) -> None:
+    monkeypatch.setenv("AGD_DISTILL_GUARD", "1")
+    use_toc(monkeypatch, calls, "toc")
+
+    class Exploding:
+        @property
+        def buffer(self) -> Any:
+            raise AssertionError("stdin read under the guard")
+
+    monkeypatch.setattr(sys, "stdin", Exploding())
+    assert hooks.main(["session-start"]) == 0
+    assert capsys.readouterr().out == ""
+    assert calls.toc == [] and calls.memory_files == []
+
+
+def test_malformed_stdin_still_answers_for_process_cwd(monkeypatch, capsys, calls) -> None:
+    use_toc(monkeypatch, calls, "toc text")
+    status, out, _ = run_main(["session-start"], b"\x00{garbage", monkeypatch, capsys)
+    assert context_of(out, "SessionStart") == "toc text"
+    assert calls.memory_files == [("", "all")]  # "" -> the resolver uses the process folder
+
+
+def test_long_context_is_cut_under_claude_code_limit(monkeypatch, capsys, calls) -> None:
+    lines = "\n".join(f"- #entry-{i:05d}  description number {i}" for i in range(2000))
+    use_toc(monkeypatch, calls, lines)
+    _, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
+    context = context_of(out, "SessionStart")
+    assert len(context) <= 10_000
+    assert context.endswith("use agd_memory_toc)")
+    assert "- #entry-00000" in context and "- #entry-01999" not in context
+    assert all(line.startswith("- #entry-") for line in context.splitlines()[:-1])  # whole lines
+
+
+def test_non_ascii_context_survives(monkeypatch, capsys, calls) -> None:
+    use_toc(monkeypatch, calls, "perché è così — ✓")
+    _, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
+    assert context_of(out, "SessionStart") == "perché è così — ✓"
+
+
+@pytest.mark.parametrize("argv", [[], ["bogus"], ["prompt", "extra"]])
+def test_usage_errors(monkeypatch, capsys, argv) -> None:
+    status, out, err = run_main(argv, "{}", monkeypatch, capsys)
+    assert status == 2 and out == ""
+    assert "session-start|prompt|session-end" in err
+
+
+def test_help(monkeypatch, capsys) -> None:
+    status, out, _ = run_main(["--help"], "", monkeypatch, capsys)
+    assert status == 0 and "session-start|prompt|session-end" in out
