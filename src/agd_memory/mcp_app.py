@@ -1,0 +1,311 @@
+"""The MCP server object: the four tools declared on the official `mcp` SDK (2.x).
+
+This is the only module that imports the SDK (and pydantic); `mcp_server.main`
+imports it when the server starts, so `agd-memory mcp-config` and the rest of
+the package never pay for it. The declarations here are the contract the model
+sees: names, titles, hints, argument docs with examples, the server
+`instructions`. The work is in `mcp_tools`; the layout in `mcp_text`.
+
+The argument types live at module level because the SDK builds each tool's JSON
+schema from its evaluated annotations, and only module globals can be evaluated.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from agd.errors import AgdError
+
+from . import __version__, debuglog, mcp_tools
+from .errors import UserError
+from .settings import Settings
+
+SERVER_NAME = "agd-memory"
+TOOL_NAMES = ("agd_memory_toc", "agd_memory_search", "agd_memory_get", "agd_memory_save")
+
+# Claude Code injects this under "MCP Server Instructions" and cuts it at 2 KB; tools are
+# deferred behind tool search, so this text is how the model learns the access pattern.
+INSTRUCTIONS = """\
+agd-memory is this project's persistent memory: blocks with an id, a kind \
+(x-user, x-feedback, x-project, x-reference), a one-line desc and a body, in two \
+layers: project (this repository) and global (facts about the user that hold in \
+every project).
+
+How to use it:
+1. Start with agd_memory_toc: one line per block (id, kind, layer, status, date, \
+desc). It pages; filter by kind, status or since rather than reading everything.
+2. Read what you need in ONE agd_memory_get(ids=[...]) call, not one call per id. \
+Ids not found are named; the rest still comes back.
+3. Graph traversal is one call too: follow_refs=true (with depth) adds the blocks \
+an entry cites; with_backlinks=true adds the blocks citing it, e.g. every rule \
+about #deploy. limit caps the added blocks.
+4. agd_memory_search ranks blocks by words when you do not know the id.
+5. Save durable facts, decisions and corrections with agd_memory_save: a stable \
+kebab-case id, a desc saying what the block is for, related blocks cited as #id \
+in the body (they become edges), status open/done for work items.
+6. When a fact changes, save a new block with supersedes=["old-id"] (the old one \
+is marked superseded) instead of a block that contradicts it; to fix a block in \
+place, save the same id again.
+7. Saves go to the project layer. Use scope="global" only for facts about the \
+user that hold in every project (preferences, working style), never for project \
+details.
+Never save secrets: a save containing a token, key or password is refused.
+"""
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+# A save adds or updates one block and never deletes one; the same call twice gives the same file.
+WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+# ------------------------------------------------------------------ argument types
+
+ReadScope = Annotated[
+    Literal["all", "project", "global"],
+    Field(description="Layers to read: all (project first, then global), project or global."),
+]
+KindFilter = Annotated[
+    str | None,
+    Field(
+        description='Only blocks of this kind, e.g. "x-project" (or x-user, x-feedback, x-reference).'
+    ),
+]
+StatusFilter = Annotated[
+    Literal["open", "done", "superseded"] | None,
+    Field(description='Only blocks with this status, e.g. "open" for pending work.'),
+]
+Since = Annotated[
+    str | None,
+    Field(description='Only blocks updated (or created) on or after this date, e.g. "2026-06-01".'),
+]
+TocLimit = Annotated[int, Field(description="Entries per page (1-500).", ge=1, le=500)]
+Offset = Annotated[int, Field(description="Entries to skip, e.g. 50 for the second page.", ge=0)]
+
+Query = Annotated[
+    str, Field(description='Words to look for, e.g. "deploy staging" or "db-choice".')
+]
+IgnoreCase = Annotated[bool, Field(description="Match regardless of letter case (default true).")]
+SearchLimit = Annotated[int, Field(description="Most hits to return (1-50).", ge=1, le=50)]
+
+OneId = Annotated[
+    str | None, Field(description='One block id, with or without #, e.g. "deploy-flow".')
+]
+ManyIds = Annotated[
+    list[str] | None,
+    Field(description='Several ids in one call, e.g. ["deploy-flow", "db-choice"].'),
+]
+WithBacklinks = Annotated[
+    bool,
+    Field(
+        description="Also return the blocks that cite these ids, e.g. every rule about an anchor."
+    ),
+]
+FollowRefs = Annotated[
+    bool, Field(description="Also return the blocks these ids cite (their refs).")
+]
+Depth = Annotated[
+    int, Field(description="Ref hops to follow with follow_refs (1-5), e.g. 2.", ge=1, le=5)
+]
+GetLimit = Annotated[
+    int, Field(description="Most linked blocks (refs and backlinks) to add (1-200).", ge=1, le=200)
+]
+
+Kind = Annotated[
+    str,
+    Field(
+        description="x-user (who the user is), x-feedback (how to work with them), x-project "
+        '(decisions, state), x-reference (pointers), or another "x-name".'
+    ),
+]
+BlockId = Annotated[
+    str,
+    Field(
+        description='Stable kebab-case id; saving an existing id updates it, e.g. "deploy-flow".'
+    ),
+]
+Content = Annotated[
+    str,
+    Field(
+        description="The body: the fact and why it holds. Cite other blocks as #id to link them."
+    ),
+]
+Desc = Annotated[
+    str | None,
+    Field(
+        description='One line saying what the block is for, e.g. "How we deploy to staging". Kept if omitted.'
+    ),
+]
+Refs = Annotated[
+    list[str] | None,
+    Field(
+        description='Ids this block depends on, e.g. ["deploy"]. Omit to keep the old ones; [] clears.'
+    ),
+]
+Status = Annotated[
+    Literal["open", "done", "superseded", ""] | None,
+    Field(description='"open" or "done" for work items; "" clears it; kept if omitted.'),
+]
+Supersedes = Annotated[
+    list[str] | None,
+    Field(
+        description='Ids this block replaces; they get status superseded, e.g. ["db-choice-2025"].'
+    ),
+]
+WriteScope = Annotated[
+    Literal["project", "global"],
+    Field(
+        description='"project", or "global" only for facts about the user that hold in every project.'
+    ),
+]
+
+_F = TypeVar("_F", bound=Callable[..., str])
+
+
+def default_project_dir() -> Path:
+    # Claude Code sets CLAUDE_PROJECT_DIR for stdio servers; other clients start us in the project.
+    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+
+
+def build_server(
+    settings: Settings | None = None, project_dir: Path | str | None = None
+) -> MCPServer:
+    """The server and its four tools; `settings` and `project_dir` default to the environment."""
+    ws = mcp_tools.Workspace(
+        settings=settings or Settings.load(),
+        project_dir=Path(project_dir) if project_dir else default_project_dir(),
+    )
+    server = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
+
+    def tool(name: str, title: str, hints: ToolAnnotations) -> Callable[[_F], _F]:
+        def register(fn: _F) -> _F:
+            server.add_tool(
+                _as_tool_errors(fn, name),
+                name=name,
+                title=title,
+                description=" ".join((fn.__doc__ or "").split()),
+                annotations=hints.model_copy(update={"title": title}),
+                structured_output=False,
+            )
+            return fn
+
+        return register
+
+    @tool("agd_memory_toc", "Memory: table of contents", READ_ONLY)
+    def toc(
+        kind: KindFilter = None,
+        status: StatusFilter = None,
+        since: Since = None,
+        scope: ReadScope = "all",
+        limit: TocLimit = 50,
+        offset: Offset = 0,
+    ) -> str:
+        """List memory blocks, one line each: #id (kind, layer, status, date): desc. Call this
+        first, then read the blocks you need with one agd_memory_get(ids=[...]). It pages: the
+        result says how many entries remain and the exact call that fetches them."""
+        return mcp_tools.toc(
+            ws, kind=kind, status=status, since=since, scope=scope, limit=limit, offset=offset
+        )
+
+    @tool("agd_memory_search", "Memory: ranked search", READ_ONLY)
+    def search(
+        query: Query,
+        ignore_case: IgnoreCase = True,
+        kind: KindFilter = None,
+        scope: ReadScope = "all",
+        limit: SearchLimit = 10,
+    ) -> str:
+        """Find memory blocks by words, best match first, each with its layer and a matching
+        excerpt. Use it when you do not know the id; then read the hits with one
+        agd_memory_get(ids=[...])."""
+        return mcp_tools.search(
+            ws, query, ignore_case=ignore_case, kind=kind, scope=scope, limit=limit
+        )
+
+    @tool("agd_memory_get", "Memory: read blocks", READ_ONLY)
+    def get(
+        id: OneId = None,
+        ids: ManyIds = None,
+        with_backlinks: WithBacklinks = False,
+        follow_refs: FollowRefs = False,
+        depth: Depth = 1,
+        limit: GetLimit = 20,
+        scope: ReadScope = "all",
+    ) -> str:
+        """Read memory blocks in full (attributes and body), several in one call, optionally with
+        the blocks they cite (follow_refs) and the blocks citing them (with_backlinks). Ids found
+        in any layer come back; ids found nowhere are named at the end, with close matches."""
+        return mcp_tools.get(
+            ws,
+            id=id,
+            ids=ids,
+            with_backlinks=with_backlinks,
+            follow_refs=follow_refs,
+            depth=depth,
+            limit=limit,
+            scope=scope,
+        )
+
+    @tool("agd_memory_save", "Memory: save a block", WRITE)
+    def save(
+        kind: Kind,
+        id: BlockId,
+        content: Content,
+        desc: Desc = None,
+        refs: Refs = None,
+        status: Status = None,
+        supersedes: Supersedes = None,
+        scope: WriteScope = "project",
+    ) -> str:
+        """Add or update one memory block (project layer unless scope="global"). When a fact
+        changes, save a new block with supersedes=[old id] rather than a contradicting one.
+        Refused, with nothing written, for an invalid id (a valid one is suggested), an invalid
+        kind, or content containing a secret."""
+        return mcp_tools.save(
+            ws,
+            kind=kind,
+            id=id,
+            content=content,
+            desc=desc,
+            refs=refs,
+            status=status,
+            supersedes=supersedes,
+            scope=scope,
+        )
+
+    return server
+
+
+def _as_tool_errors(fn: _F, name: str) -> _F:
+    """Wrap a tool so every failure is a tool error (isError) with a message the model can act on."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except (UserError, AgdError) as exc:
+            prefix = "save rejected: " if name == "agd_memory_save" else ""
+            raise ToolError(prefix + str(exc)) from None
+        except Exception as exc:
+            # Trigger: a bug or an OS failure. Why: the model must not get a traceback, and the
+            # user must be able to find one. Outcome: one line to the model, traceback in the log.
+            debuglog.log(f"mcp {name} failed: {traceback.format_exc()}")
+            raise ToolError(
+                f"internal error ({type(exc).__name__}: {exc}); the traceback is in the "
+                "agd-memory debug log (debug.log in the plugin data folder)"
+            ) from None
+
+    return wrapper  # type: ignore[return-value]

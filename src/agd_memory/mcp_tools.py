@@ -1,0 +1,308 @@
+"""The four MCP tools as plain functions over the store: arguments in, compact text out.
+
+No MCP SDK here: `mcp_server` wraps these functions as tools, and tests and
+benchmarks can call them directly. They are thin: the layers come from
+`paths.resolve`, reads from `store`/`toc`, ranking from `recall.search`, and
+writes (with the secret check and lifecycle rules) from `MemoryFile.save`.
+Anything the model can fix is raised as a `UserError` whose message says what
+to do next; the server turns it into a tool error (`isError`).
+
+The layers are resolved on every call rather than once at start-up: the server
+lives as long as the session, and the memory file may be created, or the git
+remote index change, while it runs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import mcp_text, paths, store
+from .errors import BlockNotFound, MemoryFileError, UserError
+from .settings import Settings
+
+READ_SCOPES = ("all", "project", "global")
+WRITE_SCOPES = ("project", "global")
+STATUSES = ("open", "done", "superseded")
+MAX_TOC_LIMIT = 500
+MAX_SEARCH_LIMIT = 50
+MAX_GET_LIMIT = 200
+MAX_DEPTH = 5
+DEFAULT_GET_LIMIT = 20
+
+_ID_SPLIT = re.compile(r"[\s,]+")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """What every call needs: the settings (read once at start-up) and the project folder."""
+
+    settings: Settings
+    project_dir: Path
+
+    def layers(self) -> paths.Layers:
+        return paths.resolve(self.settings, cwd=self.project_dir)
+
+    def memory_file(self, layer: paths.Layer) -> store.MemoryFile:
+        return store.MemoryFile(layer.path, layer=layer.name, settings=self.settings)
+
+    def read_files(self, scope: str) -> list[store.MemoryFile]:
+        """The existing memory files of `scope`, project first; MemoryFileError when there are none."""
+        _check_choice("scope", scope, READ_SCOPES)
+        layers = self.layers().select(scope)
+        files = [self.memory_file(layer) for layer in layers]
+        existing = [f for f in files if f.exists()]
+        if not existing:
+            raise MemoryFileError(_no_memory_message(scope, layers))
+        return existing
+
+
+def _no_memory_message(scope: str, layers: Sequence[paths.Layer]) -> str:
+    where = "; ".join(f"{layer.name} layer would be {layer.path}" for layer in layers)
+    example_scope = ', scope="global"' if scope == "global" else ""
+    return (
+        f"no memory file yet for scope '{scope}' ({where}). Nothing to read until the first save "
+        f'creates it: agd_memory_save(kind="x-project", id="project-overview", '
+        f'content="..."{example_scope}).'
+    )
+
+
+def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        allowed = ", ".join(f"'{c}'" for c in choices)
+        raise UserError(f"{name} '{value}' is not one of {allowed}")
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise UserError(f"{name}={value} is out of range; use {low} to {high}")
+
+
+def _read_kind(kind: str | None) -> str | None:
+    """A kind filter; `project` is taken to mean `x-project`, since memory kinds are all `x-*`."""
+    if kind is None or not kind.strip():
+        return None
+    kind = kind.strip()
+    return kind if kind.startswith("x-") else f"x-{kind}"
+
+
+def _memory_only(entries: Sequence[store.Entry]) -> list[store.Entry]:
+    # Headings, meta and paragraphs carry ids too; they are scaffolding, not memory.
+    return [e for e in entries if e.is_memory]
+
+
+# ---------------------------------------------------------------- toc
+
+
+def toc(
+    ws: Workspace,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    since: str | None = None,
+    scope: str = "all",
+    limit: int = mcp_text.DEFAULT_TOC_LIMIT,
+    offset: int = 0,
+) -> str:
+    kind = _read_kind(kind)
+    if status is not None:
+        _check_choice("status", status, STATUSES)
+    if since is not None:
+        since = since.strip()
+        if not _DATE.fullmatch(since) or not _is_date(since):
+            raise UserError(
+                f"since '{since}' is not a date; use YYYY-MM-DD, e.g. since=\"2026-01-31\""
+            )
+    _check_range("limit", limit, 1, MAX_TOC_LIMIT)
+    _check_range("offset", offset, 0, 10**9)
+    files = ws.read_files(scope)
+    from . import toc as toc_module
+
+    entries = _memory_only(toc_module.list_entries(files, kind=kind, status=status, since=since))
+    filters = {k: v for k, v in (("kind", kind), ("status", status), ("since", since)) if v}
+    return mcp_text.toc(entries, scope=scope, offset=offset, limit=limit, filters=filters)
+
+
+def _is_date(text: str) -> bool:
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- search
+
+
+def search(
+    ws: Workspace,
+    query: str,
+    *,
+    ignore_case: bool = True,
+    kind: str | None = None,
+    scope: str = "all",
+    limit: int = 10,
+) -> str:
+    if not query or not query.strip():
+        raise UserError('query is empty; give words to look for, e.g. query="deploy staging"')
+    _check_range("limit", limit, 1, MAX_SEARCH_LIMIT)
+    files = ws.read_files(scope)
+    from .recall.search import search as ranked_search
+
+    hits = ranked_search(
+        query, files, ws.settings, kind=_read_kind(kind), limit=limit, ignore_case=ignore_case
+    )
+    return mcp_text.search(query, hits, scope=scope)
+
+
+# ---------------------------------------------------------------- get
+
+
+def requested_ids(id: str | None, ids: Sequence[str] | None) -> list[str]:
+    """Every id asked for, in order, without `#` and duplicates; `id` may hold several ids."""
+    raw: list[str] = []
+    for item in [id or "", *(ids or [])]:
+        raw += _ID_SPLIT.split(item)
+    out: list[str] = []
+    for item in raw:
+        item = item.strip().lstrip("#")
+        if item and item not in out:
+            out.append(item)
+    return out
+
+
+def get(
+    ws: Workspace,
+    *,
+    id: str | None = None,
+    ids: Sequence[str] | None = None,
+    with_backlinks: bool = False,
+    follow_refs: bool = False,
+    depth: int = 1,
+    limit: int = DEFAULT_GET_LIMIT,
+    scope: str = "all",
+) -> str:
+    wanted = requested_ids(id, ids)
+    if not wanted:
+        raise UserError(
+            'give the block to read: id="deploy-flow" or ids=["deploy-flow", "db-choice"]'
+        )
+    _check_range("depth", depth, 1, MAX_DEPTH)
+    _check_range("limit", limit, 1, MAX_GET_LIMIT)
+    files = ws.read_files(scope)
+    extras = follow_refs or with_backlinks
+    # Ask for one extra block beyond the limit: if it comes back, say that more exist.
+    result = store.get(
+        files,
+        wanted,
+        follow_refs=follow_refs,
+        depth=depth,
+        with_backlinks=with_backlinks,
+        limit=limit + 1 if extras else None,
+    )
+    entries = list(result.entries)
+    n_extra = sum(1 for e in entries if e.id not in wanted)
+    truncated = n_extra > limit
+    if truncated:
+        entries = _drop_last_extras(entries, wanted, n_extra - limit)
+    missing = list(result.missing)
+    suggestions = _suggest(files, missing) if missing else {}
+    if not any(e.id in wanted for e in entries):
+        raise BlockNotFound(_not_found_message(missing or wanted, suggestions, scope))
+    return mcp_text.get(
+        entries,
+        asked=wanted,
+        missing=missing,
+        linked=_link_labels(entries, wanted),
+        truncated=truncated,
+        limit=limit,
+        scope=scope,
+        suggestions=suggestions,
+    )
+
+
+def _drop_last_extras(entries: list[store.Entry], wanted: list[str], n: int) -> list[store.Entry]:
+    out = list(entries)
+    for i in range(len(out) - 1, -1, -1):
+        if n == 0:
+            break
+        if out[i].id not in wanted:
+            del out[i]
+            n -= 1
+    return out
+
+
+def _link_labels(entries: Sequence[store.Entry], wanted: Sequence[str]) -> dict[str, str]:
+    """Why each extra block is in the result: the block that cites it, or the block it cites."""
+    labels: dict[str, str] = {}
+    for entry in entries:
+        if entry.id in wanted:
+            continue
+        cited_by = [o.id for o in entries if o.id != entry.id and entry.id in o.refs]
+        if cited_by:
+            labels[entry.id] = f"ref of #{cited_by[0]}"
+            continue
+        cites = [r for r in entry.refs if r in wanted] or list(entry.refs)
+        labels[entry.id] = f"cites #{cites[0]}" if cites else "linked"
+    return labels
+
+
+def _suggest(files: Sequence[store.MemoryFile], missing: Sequence[str]) -> dict[str, list[str]]:
+    known = sorted({e.id for f in files for e in f.entries() if e.is_memory})
+    out: dict[str, list[str]] = {}
+    for block_id in missing:
+        near = difflib.get_close_matches(block_id, known, n=3, cutoff=0.6)
+        if near:
+            out[block_id] = near
+    return out
+
+
+def _not_found_message(
+    missing: Sequence[str], suggestions: dict[str, list[str]], scope: str
+) -> str:
+    parts = []
+    for block_id in missing:
+        near = suggestions.get(block_id)
+        hint = f" (did you mean {', '.join('#' + n for n in near)}?)" if near else ""
+        parts.append(f"#{block_id}{hint}")
+    return (
+        f"no block {', '.join(parts)} in scope '{scope}'. List the ids with agd_memory_toc "
+        "or find blocks by words with agd_memory_search."
+    )
+
+
+# ---------------------------------------------------------------- save
+
+
+def save(
+    ws: Workspace,
+    *,
+    kind: str,
+    id: str,
+    content: str,
+    desc: str | None = None,
+    refs: Sequence[str] | None = None,
+    status: str | None = None,
+    supersedes: Sequence[str] | None = None,
+    scope: str = "project",
+) -> str:
+    _check_choice("scope", scope, WRITE_SCOPES)
+    if status:
+        _check_choice("status", status, STATUSES)
+    layer = ws.layers().select(scope)[0]
+    memory = ws.memory_file(layer)
+    result = memory.save(
+        kind,
+        id.strip(),
+        content,
+        desc=desc,
+        refs=None if refs is None else [r.strip().lstrip("#") for r in refs if r.strip()],
+        status=status,
+        supersedes=None if supersedes is None else [s.strip().lstrip("#") for s in supersedes],
+    )
+    return f"{result.message} [{layer.name} layer: {layer.path}]"
