@@ -60,7 +60,7 @@ class SourceFile:
     @classmethod
     def read(cls, path: Path) -> SourceFile:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except FileNotFoundError:
             raise MemoryFileError(f"{path}: no such memory file") from None
         except UnicodeDecodeError as exc:
@@ -78,6 +78,12 @@ class SourceFile:
     def block_text(self, block: Block) -> str:
         first, last = self.line_range(block)
         return "\n".join(self.lines[first : last + 1])
+
+
+def read_text(path: Path) -> str:
+    """The file's text exactly as stored (no newline translation, so CRLF survives)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
 
 
 def ids_of(document: Document) -> set[str]:

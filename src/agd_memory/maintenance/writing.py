@@ -16,6 +16,7 @@ from agd.atomic import write_atomic
 
 from .. import lock
 from ..errors import MemoryFileError
+from .source import read_text
 
 T = TypeVar("T")
 
@@ -42,7 +43,9 @@ def rewrite(path: Path, compute: Callable[[str], Rewrite[T]]) -> Written[T]:
     """Read `path` under its lock, compute, and if the text changes keep a `.bak` and replace it."""
     with lock.exclusive(lock.lock_path_for(path)):
         try:
-            old = path.read_text(encoding="utf-8")
+            old = read_text(path)
+        except UnicodeDecodeError as exc:
+            raise MemoryFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
         except OSError as exc:
             raise MemoryFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
         outcome = compute(old)
