@@ -1,73 +1,28 @@
-"""Fixtures for end-to-end tests: the real `claude` CLI, this repository as a plugin, a fake API.
-
-Use them from any test file in `tests/e2e/` (mark the test `e2e`):
-
-    def test_something(claude, fake_api, e2e_project):
-        e2e_project.write_memory(TEXT)                 # the project layer the hooks will find
-        fake_api.script(Reply.tool_use("agd_memory_get", {"id": "x"}), Reply.text("done"))
-        run = claude("what do you know about x?", allowed_tools=["mcp__plugin_agd-memory_agd-memory__*"])
-        assert run.ok, run.diagnose()
-        assert "x" in fake_api.conversation()[0].message_text()
-
-`claude(...)` runs `$AGD_E2E_CLAUDE -p PROMPT --plugin-dir <repo> --output-format json` in the
-project folder with an isolated HOME and CLAUDE_CONFIG_DIR, `ANTHROPIC_BASE_URL` at the fake,
-a dummy key, telemetry/auto-update/nonessential traffic off, tool search off (MCP tools offered
-upfront) and a timeout. The tests are skipped, with the reason, when `AGD_E2E_CLAUDE` is unset:
-`scripts/test` installs the pinned CLI (`tests/e2e/claude-code.version`) and sets it.
-"""
+"""Fixtures for end-to-end tests (`fake_api`, `e2e_project`, `claude`); see `e2e_harness`."""
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_api import FakeAnthropic, Reply, Request  # noqa: E402
-
-__all__ = ["ClaudeRun", "E2EProject", "FakeAnthropic", "Reply", "Request"]
-
-REPO = Path(__file__).resolve().parents[2]
-VERSION_FILE = Path(__file__).with_name("claude-code.version")
-DEFAULT_TIMEOUT_S = 90.0
-PLUGIN = "agd-memory"
-MCP_SERVER = "agd-memory"
-MCP_PREFIX = f"mcp__plugin_{PLUGIN}_{MCP_SERVER}__"
-"""How Claude Code names the plugin's MCP tools: `mcp__plugin_<plugin>_<server>__<tool>`."""
-
-OFFLINE_ENV = {
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    "DISABLE_AUTOUPDATER": "1",
-    "DISABLE_TELEMETRY": "1",
-    "DISABLE_ERROR_REPORTING": "1",
-    "DISABLE_BUG_COMMAND": "1",
-    "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
-    # Claude Code's own auto memory would add its own context; keep the requests about ours.
-    "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
-    # Offer MCP tools upfront instead of behind ToolSearch, so a scripted tool_use can name them.
-    "ENABLE_TOOL_SEARCH": "false",
-    "MCP_TIMEOUT": "30000",
-}
-# Variables of the calling environment never passed on: they would leak the developer's
-# configuration, credentials or a parent Claude Code session into the run.
-_DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE", "AGD_", "OTEL_", "AWS_", "GOOGLE_", "VERTEX")
-
-
-def claude_binary() -> str | None:
-    """`$AGD_E2E_CLAUDE` if it names an executable, else None."""
-    path = os.environ.get("AGD_E2E_CLAUDE", "").strip()
-    if path and os.access(path, os.X_OK):
-        return path
-    return None
+from e2e_harness import (  # noqa: E402
+    DEFAULT_TIMEOUT_S,
+    REPO,
+    VERSION_FILE,
+    ClaudeRun,
+    E2EProject,
+    base_env,
+    claude_binary,
+    parse_result,
+)
+from fake_api import FakeAnthropic  # noqa: E402
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -88,79 +43,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-@dataclass
-class ClaudeRun:
-    """The outcome of one `claude -p` run."""
-
-    argv: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    requests: list[Request]
-    """Every request the fake API received during this run."""
-    result: dict[str, Any] | None = None
-    """The parsed `--output-format json` result object, when stdout held one."""
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and bool(self.result) and not self.result.get("is_error")
-
-    @property
-    def conversation(self) -> list[Request]:
-        return [r for r in self.requests if r.is_conversation]
-
-    def diagnose(self) -> str:
-        """A compact report for assertion messages."""
-        lines = [
-            f"argv: {self.argv}",
-            f"exit {self.returncode}",
-            f"stdout: {self.stdout[-2000:]}",
-            f"stderr: {self.stderr[-2000:]}",
-        ]
-        for r in self.requests:
-            lines.append(f"request {r.path} tools={len(r.tool_names)}")
-        return "\n".join(lines)
-
-
-@dataclass
-class E2EProject:
-    """An isolated home and project folder for one test."""
-
-    root: Path
-    home: Path
-    config_dir: Path
-    project: Path
-    env: dict[str, str] = field(default_factory=dict)
-    """Extra variables for the `claude` process (and so for hooks and the MCP server)."""
-
-    def settings_env(self) -> dict[str, str]:
-        """The environment the hooks will see, minus Claude Code's own additions."""
-        return {"HOME": str(self.home), **self.env}
-
-    def layers(self) -> Any:
-        """The real resolver's answer for this project (`agd_memory.paths.resolve`)."""
-        from agd_memory import paths
-        from agd_memory.settings import Settings
-
-        return paths.resolve(Settings.load(self.settings_env()), cwd=str(self.project))
-
-    def memory_path(self, layer: str = "project") -> Path:
-        """Where the hooks will look for a layer of this project."""
-        try:
-            layers = self.layers()
-        except ImportError:  # no resolver yet: pin the files through the environment
-            key = "AGD_MEMORY_FILE" if layer == "project" else "AGD_MEMORY_GLOBAL_FILE"
-            self.env.setdefault(key, str(self.root / f"{layer}.agd"))
-            return Path(self.env[key])
-        return Path(layers.project.path if layer == "project" else layers.global_.path)
-
-    def write_memory(self, text: str, layer: str = "project") -> Path:
-        path = self.memory_path(layer)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
-
-
 @pytest.fixture
 def fake_api() -> Iterator[FakeAnthropic]:
     """A fake Messages API on 127.0.0.1; stopped when the test ends."""
@@ -175,27 +57,7 @@ def e2e_project(tmp_path: Path) -> E2EProject:
     project = tmp_path / "project"
     for d in (home, config_dir, project):
         d.mkdir(parents=True)
-    # Claude Code looks for a git root; a plain folder is fine, but keep git from walking up.
     return E2EProject(root=tmp_path, home=home, config_dir=config_dir, project=project)
-
-
-def base_env(project: E2EProject, api_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP_PREFIXES)}
-    env.update(OFFLINE_ENV)
-    env.update(
-        {
-            "HOME": str(project.home),
-            "CLAUDE_CONFIG_DIR": str(project.config_dir),
-            "XDG_CONFIG_HOME": str(project.home / ".config"),
-            "XDG_DATA_HOME": str(project.home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(project.home / ".cache"),
-            "ANTHROPIC_BASE_URL": api_url,
-            "ANTHROPIC_API_KEY": "sk-ant-e2e-dummy-key",
-            "GIT_CEILING_DIRECTORIES": str(project.root),
-        }
-    )
-    env.update(project.env)
-    return env
 
 
 @pytest.fixture
@@ -240,13 +102,14 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
             pytest.fail(
                 f"claude -p did not finish within {timeout:.0f} s\nstderr: {stderr[-2000:]}"
             )
-        result = None
-        try:
-            parsed = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else None
-            result = parsed if isinstance(parsed, dict) else None
-        except ValueError:
-            result = None
-        return ClaudeRun(argv, proc.returncode, stdout, stderr, fake_api.requests[before:], result)
+        return ClaudeRun(
+            argv,
+            proc.returncode,
+            stdout,
+            stderr,
+            fake_api.requests[before:],
+            parse_result(stdout),
+        )
 
     return run
 
@@ -254,12 +117,3 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
 @pytest.fixture(scope="session")
 def claude_version() -> str:
     return VERSION_FILE.read_text(encoding="utf-8").strip()
-
-
-def has_mcp_server() -> bool:
-    """True once the MCP helper's `.mcp.json` exists (tests of the tools skip until then)."""
-    return (REPO / ".mcp.json").is_file()
-
-
-def node_available() -> bool:
-    return shutil.which("node") is not None

@@ -1,0 +1,149 @@
+"""The plugin inside the real Claude Code: hooks fire, their context reaches the model.
+
+Each test runs `claude -p` with this repository as `--plugin-dir` against the fake
+Messages API and asserts on the request bodies the CLI sent, which is exactly what
+the model would have read.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from e2e_harness import MCP_PREFIX, REPO, Reply, claude_binary, has_mcp_server
+
+pytestmark = pytest.mark.e2e
+
+MEMORY = """\
+@meta format=agd version=1 [#meta]
+
+@h1 Project memory [#root]
+
+@h2 Feedback [#h-feedback]
+
+@x-feedback desc="squash merge only, the PR title becomes the commit subject" created="2026-10-01" [#feedback-squash-merge]
+~~~
+Merge pull requests with squash merge only; the PR title becomes the commit subject.
+~~~
+
+@h2 Project [#h-project]
+
+@x-project desc="staging Postgres sits behind pgbouncer on port 6432" created="2026-10-02" [#project-staging-pgbouncer]
+~~~
+The staging Postgres database is reached through pgbouncer on port 6432, never directly on 5432.
+Migrations against staging run with `make migrate-staging` from the ops box.
+~~~
+
+@x-project desc="release train leaves every second Tuesday" status=open created="2026-10-03" [#project-release-train]
+~~~
+Releases are cut every second Tuesday; the freeze starts the Friday before.
+~~~
+"""
+
+RECALL_HEADER = "[agd-memory:auto-recall]"
+
+
+def first_conversation(run):
+    assert run.ok, run.diagnose()
+    conversation = run.conversation
+    assert conversation, run.diagnose()
+    return conversation[0]
+
+
+def test_plugin_validates() -> None:
+    binary = claude_binary()
+    if binary is None:
+        pytest.skip("AGD_E2E_CLAUDE is not set")
+    proc = subprocess.run(
+        [binary, "plugin", "validate", str(REPO)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "Validation passed" in out
+    for event in ("SessionStart", "UserPromptSubmit", "SessionEnd"):
+        assert f"hooks: {event}" in out
+    for skill in ("memory", "remember", "recall-lang", "memory-view"):
+        assert f"skills: agd-memory:{skill}" in out
+
+
+def test_first_request_carries_the_table_of_contents(claude, e2e_project) -> None:
+    e2e_project.write_memory(MEMORY)
+    run = claude("hello")
+    text = first_conversation(run).message_text()
+    assert "SessionStart hook additional context" in text, text[-3000:]
+    for block_id in ("feedback-squash-merge", "project-staging-pgbouncer", "project-release-train"):
+        assert block_id in text
+    assert "staging Postgres sits behind pgbouncer on port 6432" in text
+    # A TOC, not the file: bodies stay out until fetched.
+    assert "never directly on 5432" not in text
+
+
+def test_no_memory_no_context(claude, e2e_project) -> None:
+    run = claude("Which port does pgbouncer use for the staging Postgres database?")
+    text = first_conversation(run).message_text()
+    assert "agd-memory" not in text.replace("agd-memory:", "")  # skills listing may name the plugin
+    assert RECALL_HEADER not in text
+    assert "SessionStart hook additional context" not in text
+
+
+def test_prompt_about_a_stored_fact_carries_that_block(claude, e2e_project) -> None:
+    e2e_project.write_memory(MEMORY)
+    run = claude("Which port does pgbouncer use for the staging Postgres database?")
+    text = first_conversation(run).message_text()
+    assert RECALL_HEADER in text, text[-3000:]
+    assert "#project-staging-pgbouncer" in text
+    assert "never directly on 5432" in text  # the body, which the TOC does not carry
+
+
+def test_prompt_about_nothing_stored_carries_no_recall(claude, e2e_project) -> None:
+    e2e_project.write_memory(MEMORY)
+    run = claude("Write a short poem about autumn leaves falling in the rain")
+    text = first_conversation(run).message_text()
+    assert "SessionStart hook additional context" in text  # the TOC still arrives
+    assert RECALL_HEADER not in text
+    assert "never directly on 5432" not in text
+
+
+def test_hooks_stay_silent_under_the_distiller_guard(claude, e2e_project) -> None:
+    e2e_project.write_memory(MEMORY)
+    run = claude(
+        "Which port does pgbouncer use for the staging Postgres database?",
+        env={"AGD_DISTILL_GUARD": "1"},
+    )
+    text = first_conversation(run).message_text()
+    assert "SessionStart hook additional context" not in text
+    assert RECALL_HEADER not in text
+
+
+@pytest.mark.skipif(not has_mcp_server(), reason="needs the MCP helper's .mcp.json")
+def test_mcp_save_then_get_through_claude_code(claude, fake_api, e2e_project) -> None:
+    body = "Feature flags live in config/flags.yaml and are read once at boot."
+    fake_api.script(
+        Reply.tool_use(
+            "agd_memory_save",
+            {
+                "kind": "x-reference",
+                "id": "reference-feature-flags",
+                "desc": "where feature flags are defined",
+                "content": body,
+            },
+        ),
+        Reply.tool_use("agd_memory_get", {"id": "reference-feature-flags"}),
+        Reply.text("Saved and read back."),
+    )
+    tools = [MCP_PREFIX + "agd_memory_save", MCP_PREFIX + "agd_memory_get"]
+    run = claude("Remember where the feature flags live", allowed_tools=tools)
+    assert run.ok, run.diagnose()
+    conversation = run.conversation
+    assert len(conversation) == 3, run.diagnose()
+    offered = conversation[0].tool_names
+    for tool in ("agd_memory_toc", "agd_memory_search", "agd_memory_get", "agd_memory_save"):
+        assert MCP_PREFIX + tool in offered, offered
+    (saved,) = conversation[1].tool_results()
+    assert "reference-feature-flags" in saved
+    got = conversation[2].tool_results()[-1]
+    assert body in got
+    assert "where feature flags are defined" in got
+    stored = e2e_project.memory_path().read_text(encoding="utf-8")
+    assert "[#reference-feature-flags]" in stored and body in stored
+    assert run.result and run.result["result"] == "Saved and read back."
