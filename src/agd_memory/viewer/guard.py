@@ -1,0 +1,54 @@
+"""What every response carries, and which requests are refused before any work.
+
+DNS rebinding: a web page on `evil.example` can make its own name resolve to
+127.0.0.1 and then read `http://evil.example:8765/memory.json` as same-origin.
+The browser still sends `Host: evil.example:8765`, so anything but a loopback
+name is refused with 403 (the earlier viewer had no such check).
+"""
+
+from __future__ import annotations
+
+LOOPBACK_NAMES = frozenset(("127.0.0.1", "localhost", "[::1]"))
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    )
+)
+
+SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("Cache-Control", "no-store"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+)
+
+
+def host_allowed(host: str | None) -> bool:
+    """True for `127.0.0.1`, `localhost` or `[::1]`, with or without a numeric port."""
+    if not host:
+        return False
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        name += "]"
+        port = rest[1:] if rest.startswith(":") else None
+        if rest and port is None:
+            return False
+    else:
+        name, sep, port_text = host.partition(":")
+        port = port_text if sep else None
+    if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+        return False
+    return name in LOOPBACK_NAMES

@@ -1,0 +1,244 @@
+"""`agd-memory view [FILE] [--port N] [--no-open]`: the local viewer's HTTP server.
+
+Standard library only (`http.server`), bound to 127.0.0.1 and nothing else. The
+first line on stdout is the page's URL, so a caller that starts the viewer in the
+background (the `memory-view` skill) can read it and show it.
+
+Endpoints (GET and HEAD):
+  /, /index.html, static assets, /vendor/*.js   the page and its libraries
+  /projects.json                                every project with a memory, the global layer
+  /memory.json?project=KEY                      blocks, edges and stats of one project + global
+  /version.json?project=KEY                     a token that changes with the files (live reload)
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import sys
+import threading
+import time
+import webbrowser
+from collections.abc import Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from .. import debuglog
+from ..errors import UserError
+from ..settings import Settings
+from . import assets, guard, payload
+from .catalog import Catalog
+
+DEFAULT_PORT = 8765
+PORT_TRIES = 35
+"""8765 then the next 34 ports, then any free port the system picks."""
+
+
+class ViewerServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # Two viewers must not share a port: SO_REUSEADDR would let a second bind
+    # succeed on some systems while the first still listens.
+    allow_reuse_address = False
+
+    def __init__(
+        self,
+        port: int,
+        catalog: Catalog,
+        table: dict[str, assets.Asset],
+        *,
+        verbose: bool = False,
+    ) -> None:
+        super().__init__(("127.0.0.1", port), Handler)
+        self.catalog = catalog
+        self.table = table
+        self.verbose = verbose
+        self.last_request = time.monotonic()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ViewerServer
+    server_version = "agd-memory-viewer"
+    sys_version = ""
+
+    def do_GET(self) -> None:
+        self._handle(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._handle(send_body=False)
+
+    def _refuse_method(self) -> None:
+        self._send(
+            HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", "text/plain; charset=utf-8"
+        )
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
+
+    def _handle(self, *, send_body: bool) -> None:
+        self.server.last_request = time.monotonic()
+        self._send_body = send_body
+        if not guard.host_allowed(self.headers.get("Host")):
+            self._send(
+                HTTPStatus.FORBIDDEN,
+                b"forbidden: not a loopback Host\n",
+                "text/plain; charset=utf-8",
+            )
+            return
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        try:
+            if url.path == "/projects.json":
+                self._json(HTTPStatus.OK, self._projects())
+            elif url.path in ("/memory.json", "/version.json"):
+                self._memory(url.path, query)
+            elif url.path in self.server.table:
+                asset = self.server.table[url.path]
+                self._send(HTTPStatus.OK, asset.path.read_bytes(), asset.content_type)
+            else:
+                self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+        except Exception as exc:  # one bad request must never stop the server
+            debuglog.log(f"viewer: {self.path}: {type(exc).__name__}: {exc}")
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"})
+
+    def _projects(self) -> dict[str, object]:
+        catalog = self.server.catalog
+        projects = catalog.projects()
+        return {
+            "initial": catalog.initial_key(projects),
+            "projects": [p.as_json() for p in projects],
+            "global": catalog.global_json(),
+            "vendor": assets.vendor_status(self.server.table),
+            "install_root": str(assets.install_root(catalog.settings.plugin_root)),
+        }
+
+    def _memory(self, endpoint: str, query: dict[str, list[str]]) -> None:
+        catalog = self.server.catalog
+        key = (query.get("project") or [None])[0]
+        if key is None:
+            key = catalog.initial_key(catalog.projects())
+        layers = catalog.layers_for(key)
+        if layers is None:
+            self._json(
+                HTTPStatus.NOT_FOUND,
+                {"error": f"unknown project key {key!r}: pick one from /projects.json"},
+            )
+        elif endpoint == "/version.json":
+            self._json(HTTPStatus.OK, {"key": key, "version": payload.version(layers)})
+        else:
+            self._json(HTTPStatus.OK, payload.memory_json(key, layers, catalog.settings))
+
+    def _json(self, status: HTTPStatus, data: object) -> None:
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._send(status, body, "application/json; charset=utf-8")
+
+    def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in guard.SECURITY_HEADERS:
+            self.send_header(name, value)
+        self.end_headers()
+        if getattr(self, "_send_body", True):
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        # The page polls for changes every two seconds: log only when asked to.
+        if self.server.verbose:
+            sys.stderr.write(f"[viewer] {self.address_string()} {format % args}\n")
+
+
+def bind(port: int, catalog: Catalog, table: dict[str, assets.Asset], **kw: bool) -> ViewerServer:
+    """A server on 127.0.0.1: `port` or one of the next ones, else any free port (0 = any)."""
+    candidates = [port + i for i in range(PORT_TRIES) if port + i < 65536] if port else []
+    for candidate in [*candidates, 0]:
+        try:
+            return ViewerServer(candidate, catalog, table, **kw)
+        except OSError as exc:
+            if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+                raise
+    raise UserError("no free port on 127.0.0.1 for the viewer")  # pragma: no cover
+
+
+def make_server(
+    settings: Settings,
+    *,
+    port: int = DEFAULT_PORT,
+    launch_file: Path | None = None,
+    verbose: bool = False,
+) -> ViewerServer:
+    """Build (and bind) the viewer for these settings; the caller runs `serve_forever`."""
+    catalog = Catalog(settings, launch_file=launch_file)
+    return bind(port, catalog, assets.build_table(settings.plugin_root), verbose=verbose)
+
+
+def _stop_when_idle(server: ViewerServer, idle_s: float) -> None:
+    """Shut the server down after `idle_s` seconds without a request (an open page polls)."""
+    while True:
+        time.sleep(min(idle_s, 5.0))
+        if time.monotonic() - server.last_request > idle_s:
+            server.shutdown()
+            return
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="agd-memory view",
+        description="Open the local web viewer: read, search and browse the memory graph.",
+        epilog="Example: agd-memory view --no-open   (prints the URL, serves until Ctrl+C)",
+    )
+    parser.add_argument(
+        "file", nargs="?", help="a memory file to show first (default: this project's)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="first port to try (default 8765; 0 = any)"
+    )
+    parser.add_argument("--no-open", action="store_true", help="do not open a browser")
+    parser.add_argument(
+        "--idle-exit",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="stop after this long without a request (an open page polls every 2 s); 0 = never",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    args = parser.parse_args(list(argv))
+    if not 0 <= args.port < 65536:
+        parser.error(f"--port {args.port}: give a port between 0 and 65535")
+    return args
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parse_args(argv)
+    settings = Settings.load()
+    launch = None
+    if args.file:
+        launch = Path(args.file).expanduser().resolve()
+        if not launch.is_file():
+            raise UserError(
+                f"{args.file}: no such memory file; give an existing .agd file or omit it"
+            )
+    server = make_server(settings, port=args.port, launch_file=launch, verbose=args.verbose)
+    print(server.url, flush=True)
+    print(
+        f"agd-memory view: serving {server.catalog.launch_path} and the global layer "
+        f"on {server.url} (Ctrl+C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+    if args.idle_exit > 0:
+        threading.Thread(target=_stop_when_idle, args=(server, args.idle_exit), daemon=True).start()
+    if not args.no_open:
+        threading.Timer(0.3, webbrowser.open, (server.url,)).start()
+    try:
+        server.serve_forever(poll_interval=0.25)
+    except KeyboardInterrupt:
+        print("agd-memory view: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

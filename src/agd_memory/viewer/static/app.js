@@ -1,0 +1,198 @@
+// Entry point: loads the project list and one project's memory, wires the views, the picker,
+// the theme, keyboard shortcuts and the live reload. Talks only to the server it came from.
+import { clear, el, fmtBytes, fmtDate } from "./dom.js";
+import { clearSelection, fit, focusNode, relayout, restyle, select, showGraph } from "./graph.js";
+import { collapseAll, expandAll, jumpTo, renderRead } from "./read.js";
+import { closePalette, openPalette, paletteOpen, setupPalette } from "./search.js";
+import { actions, setData, state } from "./state.js";
+
+const POLL_MS = 2000;
+const $ = (id) => document.getElementById(id);
+
+async function getJSON(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) throw new Error(data?.error || `${url}: HTTP ${response.status}`);
+  return data;
+}
+
+function banner(kind, text, detail) {
+  $("banners").append(el("div", { class: `banner ${kind}` },
+    el("strong", { text }), detail ? el("span", { text: ` ${detail}` }) : null));
+}
+
+let toastTimer = null;
+actions.toast = (text) => {
+  const toast = $("toast");
+  toast.textContent = text;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { toast.hidden = true; }, 2500);
+};
+
+function setView(view) {
+  state.view = view;
+  $("read-view").hidden = view !== "read";
+  $("graph-view").hidden = view !== "graph";
+  for (const b of document.querySelectorAll(".seg [data-view]")) {
+    b.setAttribute("aria-selected", b.dataset.view === view ? "true" : "false");
+  }
+  document.body.dataset.view = view;
+  if (view === "graph") showGraph();
+}
+
+actions.jump = (uid, { fromSearch = false } = {}) => {
+  if (fromSearch && state.view === "graph" && typeof window.cytoscape === "function") {
+    select(uid); // the palette over the graph selects the node and stays in the graph
+    return;
+  }
+  setView("read");
+  if (jumpTo(uid)) history.replaceState(null, "", `${location.search}#${encodeURIComponent(uid)}`);
+};
+
+actions.showInGraph = (uid) => {
+  setView("graph");
+  focusNode(uid);
+};
+
+function fillPicker() {
+  const select = clear($("project"));
+  const { projects, global } = state.projects;
+  for (const p of projects) {
+    select.append(el("option", { value: p.key, text: `${p.display}  ·  ${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}`, title: p.path }));
+  }
+  if (global.exists) {
+    select.append(el("option", { value: global.key, text: `Global layer only  ·  ${fmtBytes(global.bytes)}`, title: global.path }));
+  }
+  if (!select.options.length) select.append(el("option", { value: "", text: "(no memory found)", disabled: true }));
+  select.value = state.key;
+}
+
+function renderLayerInfo() {
+  const { layers } = state.data;
+  const path = $("path");
+  const project = layers.find((l) => l.name === "project");
+  const shown = project || layers[0];
+  path.textContent = shown ? shown.path : "";
+  path.title = layers.map((l) => `${l.name}: ${l.path}${l.exists ? "" : " (no file yet)"}`).join("\n");
+  clear($("banners"));
+  for (const l of layers) {
+    if (l.error) {
+      banner("error", `The ${l.name} memory file does not parse, so its blocks are not shown.`,
+        `${l.path}: ${l.error} — fix the file (agd validate shows every problem), the page reloads by itself.`);
+    }
+  }
+}
+
+function render() {
+  renderLayerInfo();
+  renderRead();
+  if (state.view === "graph") showGraph();
+}
+
+async function loadMemory({ quiet = false } = {}) {
+  let data;
+  try {
+    data = await getJSON(`/memory.json?project=${encodeURIComponent(state.key)}`);
+  } catch (err) {
+    if (state.key !== state.projects.initial) {
+      banner("error", "That project is not available.", `${err.message} Showing the default one.`);
+      state.key = state.projects.initial;
+      $("project").value = state.key;
+      return loadMemory({ quiet });
+    }
+    banner("error", "Could not load the memory.", err.message);
+    return;
+  }
+  const scroll = window.scrollY;
+  setData(data);
+  render();
+  if (quiet) window.scrollTo(0, scroll);
+}
+
+async function poll() {
+  if (document.hidden || !state.data) return;
+  try {
+    const { version } = await getJSON(`/version.json?project=${encodeURIComponent(state.key)}`);
+    if (version !== state.data.version) {
+      await loadMemory({ quiet: true });
+      actions.toast("Memory changed on disk — reloaded");
+    }
+  } catch { /* server gone: keep what is shown */ }
+}
+
+function setupTheme() {
+  $("theme").addEventListener("click", () => {
+    const dark = document.documentElement.dataset.theme !== "dark";
+    document.documentElement.dataset.theme = dark ? "dark" : "light";
+    try { localStorage.setItem("agd-viewer-theme", dark ? "dark" : "light"); } catch { /* storage off */ }
+    restyle();
+  });
+}
+
+function typingIn(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+function setupKeys() {
+  if (/Mac|iPhone|iPad/.test(navigator.platform)) $("search-kbd").textContent = "⌘K";
+  document.addEventListener("keydown", (e) => {
+    if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === "k") {
+      e.preventDefault();
+      if (paletteOpen()) closePalette();
+      else openPalette();
+    } else if (e.key === "/" && !typingIn(e.target) && !paletteOpen()) {
+      e.preventDefault();
+      openPalette();
+    } else if (e.key === "Escape") {
+      if (paletteOpen()) closePalette();
+      else if (state.view === "graph") clearSelection();
+    }
+  });
+}
+
+function setupControls() {
+  $("open-search").addEventListener("click", openPalette);
+  for (const b of document.querySelectorAll(".seg [data-view]")) b.addEventListener("click", () => setView(b.dataset.view));
+  $("expand-all").addEventListener("click", expandAll);
+  $("collapse-all").addEventListener("click", collapseAll);
+  $("group-by").addEventListener("change", (e) => { state.group = e.target.value; renderRead(); });
+  $("graph-fit").addEventListener("click", fit);
+  $("graph-relayout").addEventListener("click", relayout);
+  $("project").addEventListener("change", async (e) => {
+    state.key = e.target.value;
+    state.expanded.clear();
+    state.hiddenLayers.clear();
+    const url = new URL(location.href);
+    url.searchParams.set("project", state.key);
+    url.hash = "";
+    history.replaceState(null, "", url);
+    await loadMemory();
+    window.scrollTo(0, 0);
+  });
+}
+
+async function boot() {
+  setupTheme();
+  setupKeys();
+  setupControls();
+  setupPalette();
+  try {
+    state.projects = await getJSON("/projects.json");
+  } catch (err) {
+    banner("error", "The viewer's server did not answer.", err.message);
+    return;
+  }
+  state.key = new URLSearchParams(location.search).get("project") || state.projects.initial;
+  fillPicker();
+  await loadMemory();
+  setView("read");
+  const hash = decodeURIComponent(location.hash.slice(1));
+  if (hash && state.byUid.has(hash)) jumpTo(hash);
+  performance.mark("agd-first-render");
+  document.body.dataset.ready = "true";
+  setInterval(poll, POLL_MS);
+}
+
+boot();
