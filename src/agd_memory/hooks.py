@@ -121,7 +121,9 @@ def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[An
         if not mf.exists():
             continue
         try:
-            mf.document()
+            # entries(), not document(): it is served from the store's disk cache, while
+            # document() would parse the whole file in every hook process.
+            mf.entries()
         except Exception as exc:  # MemoryFileError, OSError, AgdError: all mean "skip this layer"
             debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: {exc}")
             continue

@@ -1,0 +1,271 @@
+"""Hook latency and token economy.
+
+    python3 benchmarks/hooks.py                 # both parts, markdown tables on stdout
+    python3 benchmarks/hooks.py --runs 30       # more runs per cell
+    python3 benchmarks/hooks.py --only latency  # or: tokens
+
+1. Latency: end-to-end time of a hook as Claude Code runs it (`sh hooks/run <event>`,
+   payload on stdin, process start to exit with its output read), for SessionStart and
+   UserPromptSubmit, on `mem-1000.agd` and a generated 10,000-block memory. Each cell is
+   the median of N runs after warm-up runs (warm OS and parse caches), and is reported as
+   the difference to bare `python3 -c pass` measured in the same run, interleaved, so
+   machine noise hits both alike. Targets: <= 40 ms over bare start-up at 1,000 blocks,
+   <= 100 ms at 10,000.
+2. Token economy on every corpus in the shared corpora folder: the whole file vs the
+   table of contents the SessionStart hook injects (its budget applies) vs that TOC plus
+   1 and plus 3 blocks (the first memory blocks in document order, as AGD text). Counts
+   are cl100k when `agd_memory.tokens` can load it, else its labelled estimate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO.parent / "shared" / "data" / "corpora"))
+RUNNER = REPO / "hooks" / "run"
+
+PROMPT_1K = "Which milestone spike decided the naming convention and the tooling trade-off?"
+PROMPT_10K = "Which milestone spike decided the naming convention and the tooling trade-off?"
+
+KINDS = (("x-user", 0.10), ("x-feedback", 0.40), ("x-project", 0.35), ("x-reference", 0.15))
+TOPICS = (
+    "deploy pipeline", "database schema", "code review", "naming convention", "test style",
+    "release train", "api gateway", "cache policy", "logging format", "error budget",
+    "feature flags", "mobile build", "search index", "billing export", "auth tokens",
+    "queue workers", "backup restore", "style guide", "milestone spike", "tooling choice",
+)  # fmt: skip
+LINES = (
+    "Decision taken after discussion; the reason is recorded in the body.",
+    "Operational constraint: something breaks when it is not respected.",
+    "Style preference: do it this way, never the other, always.",
+    "Anti-pattern found in the past; avoid bringing it back in a hurry.",
+    "Trade-off accepted on purpose; do not reopen it without new data.",
+    "Naming convention used across the codebase for consistency.",
+    "Tooling choice: this tool covers the case, alternatives rejected.",
+    "Collaboration rule we do not want to forget halfway through.",
+)
+
+
+def generate_memory(n_blocks: int, *, seed: int = 42) -> str:
+    """A deterministic memory of `n_blocks` entries in the plugin's file shape."""
+    rng = random.Random(seed)
+    kinds, weights = zip(*KINDS)
+    out = [
+        "@meta format=agd version=1 [#meta]",
+        "",
+        "@h1 Project memory [#root]",
+        "",
+    ]
+    ids: list[str] = []
+    for i in range(1, n_blocks + 1):
+        kind = rng.choices(kinds, weights)[0]
+        topic = rng.choice(TOPICS)
+        block_id = f"{kind[2:]}-{topic.replace(' ', '-')}-{i:05d}"
+        attrs = [f'desc="{topic} ({i})"', f'created="2026-{1 + i % 12:02d}-{1 + i % 28:02d}"']
+        if ids and rng.random() < 0.3:
+            refs = rng.sample(ids[-50:], k=min(len(ids[-50:]), rng.randint(1, 2)))
+            attrs.append('refs="' + ",".join("#" + r for r in refs) + '"')
+        if rng.random() < 0.1:
+            attrs.append("status=open")
+        body = [rng.choice(LINES) for _ in range(rng.randint(2, 5))]
+        out += [f"@{kind} {' '.join(attrs)} [#{block_id}]", "~~~", *body, "~~~", ""]
+        ids.append(block_id)
+    return "\n".join(out)
+
+
+# -- latency ------------------------------------------------------------------------------
+
+
+def _time_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=stdin, env=env, capture_output=True, check=False)
+    return time.perf_counter() - start, proc.stdout
+
+
+def _env(home: Path, memory: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGD_", "CLAUDE"))}
+    env.update(
+        HOME=str(home),
+        CLAUDE_PLUGIN_ROOT=str(REPO),
+        CLAUDE_PLUGIN_DATA=str(home / "plugin-data"),
+        AGD_MEMORY_FILE=str(memory),
+        AGD_MEMORY_GLOBAL_FILE=str(home / "no-global.agd"),
+    )
+    return env
+
+
+def measure_latency(runs: int, warmup: int) -> list[dict[str, object]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        project = home / "project"
+        project.mkdir()
+        big = home / "mem-10000.agd"
+        big.write_text(generate_memory(10_000), encoding="utf-8")
+        cells = [
+            ("mem-1000.agd", CORPORA / "mem-1000.agd", PROMPT_1K),
+            ("generated 10,000 blocks", big, PROMPT_10K),
+        ]
+        bare = [sys.executable, "-c", "pass"]
+        for label, memory, prompt in cells:
+            env = _env(home, memory)
+            payloads = {
+                "session-start": {
+                    "hook_event_name": "SessionStart",
+                    "source": "startup",
+                    "cwd": str(project),
+                },
+                "prompt": {
+                    "hook_event_name": "UserPromptSubmit",
+                    "prompt": prompt,
+                    "cwd": str(project),
+                },
+            }
+            for event, payload in payloads.items():
+                argv = ["sh", str(RUNNER), event]
+                stdin = json.dumps(payload).encode()
+                for _ in range(warmup):
+                    _time_once(argv, stdin, env)
+                    _time_once(bare, b"", env)
+                hook_t, bare_t, out = [], [], b""
+                for _ in range(runs):
+                    t, out = _time_once(argv, stdin, env)
+                    hook_t.append(t)
+                    bare_t.append(_time_once(bare, b"", env)[0])
+                hook_ms = statistics.median(hook_t) * 1000
+                bare_ms = statistics.median(bare_t) * 1000
+                rows.append(
+                    {
+                        "memory": label,
+                        "event": "SessionStart" if event == "session-start" else "UserPromptSubmit",
+                        "hook_ms": hook_ms,
+                        "bare_ms": bare_ms,
+                        "over_bare_ms": hook_ms - bare_ms,
+                        "output_chars": len(_context(out)),
+                        "target_ms": 40 if "1000" in label else 100,
+                    }
+                )
+    return rows
+
+
+def _context(stdout: bytes) -> str:
+    if not stdout.strip():
+        return ""
+    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+# -- tokens -------------------------------------------------------------------------------
+
+
+def _counter():
+    """(count function, label): cl100k through agd_memory.tokens when it loads, else chars/4."""
+    try:
+        from agd_memory import tokens
+
+        count = tokens.count
+        label = getattr(tokens, "method", None) or getattr(tokens, "METHOD", None)
+        if callable(label):
+            label = label()
+        return count, str(label or "agd_memory.tokens")
+    except Exception:  # the module is optional here: fall back to the plain estimate
+        return (lambda text: (len(text) + 3) // 4), "estimate (characters / 4)"
+
+
+def measure_tokens() -> tuple[list[dict[str, object]], str]:
+    from agd_memory import store, toc
+    from agd_memory.recall import render
+    from agd_memory.settings import Settings
+
+    count, label = _counter()
+    settings = Settings.load({"HOME": tempfile.gettempdir()})
+    rows = []
+    for path in sorted(CORPORA.glob("*.agd")):
+        text = path.read_text(encoding="utf-8")
+        mf = store.MemoryFile(path, layer="project", settings=settings)
+        toc_text = toc.render([mf], settings)
+        blocks = [e for e in mf.entries() if e.is_memory]
+        one = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:1])
+        three = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:3])
+        whole = count(text)
+        rows.append(
+            {
+                "corpus": path.name,
+                "blocks": len(blocks),
+                "whole": whole,
+                "toc": count(toc_text),
+                "toc_1": count(one),
+                "toc_3": count(three),
+                "ratio_toc_1": whole / max(1, count(one)),
+            }
+        )
+    return rows, label
+
+
+# -- output -------------------------------------------------------------------------------
+
+
+def latency_table(rows: list[dict[str, object]]) -> str:
+    lines = [
+        "| memory | hook | hook ms | bare python ms | over bare ms | target | context chars |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        ok = "ok" if r["over_bare_ms"] <= r["target_ms"] else "MISSED"
+        lines.append(
+            f"| {r['memory']} | {r['event']} | {r['hook_ms']:.1f} | {r['bare_ms']:.1f} | "
+            f"{r['over_bare_ms']:.1f} | <= {r['target_ms']} ({ok}) | {r['output_chars']:,} |"
+        )
+    return "\n".join(lines)
+
+
+def token_table(rows: list[dict[str, object]], label: str) -> str:
+    lines = [
+        f"Tokens: {label}.",
+        "",
+        "| corpus | blocks | whole file | TOC | TOC + 1 block | TOC + 3 blocks | whole / (TOC + 1) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['corpus']} | {r['blocks']:,} | {r['whole']:,} | {r['toc']:,} | "
+            f"{r['toc_1']:,} | {r['toc_3']:,} | {r['ratio_toc_1']:.1f}x |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21, help="measured runs per cell (median)")
+    parser.add_argument("--warmup", type=int, default=3, help="unmeasured runs per cell first")
+    parser.add_argument("--only", choices=("latency", "tokens"))
+    parser.add_argument("--json", action="store_true", help="print the raw rows as JSON")
+    args = parser.parse_args(argv)
+    result: dict[str, object] = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
+    if args.only in (None, "latency"):
+        result["latency"] = measure_latency(args.runs, args.warmup)
+    if args.only in (None, "tokens"):
+        result["tokens"], result["token_method"] = measure_tokens()
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"Python {result['python']}, {result['cpus']} CPUs, median of {args.runs} runs.\n")
+    if "latency" in result:
+        print(latency_table(result["latency"]) + "\n")
+    if "tokens" in result:
+        print(token_table(result["tokens"], str(result["token_method"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
