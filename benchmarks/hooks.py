@@ -60,7 +60,8 @@ LINES = (
 def generate_memory(n_blocks: int, *, seed: int = 42) -> str:
     """A deterministic memory of `n_blocks` entries in the plugin's file shape."""
     rng = random.Random(seed)
-    kinds, weights = zip(*KINDS)
+    kinds = [k for k, _ in KINDS]
+    weights = [w for _, w in KINDS]
     out = [
         "@meta format=agd version=1 [#meta]",
         "",
