@@ -1,0 +1,225 @@
+"""`Entry`: one block with an id, as every reader sees it (recall, TOC, MCP, viewer).
+
+An `Entry` is immutable and behaves as a frozen dataclass (`dataclasses.fields`,
+`asdict`, `replace` and `is_dataclass` all work), but it is built on a tuple:
+a hook is a fresh process on every prompt, and building 10,000 dataclass
+instances costs more than the whole cached load of a 10,000-block file. Rows
+come straight out of the on-disk cache as tuples and become entries with one
+`tuple.__new__` each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from agd.model import EMPTY, FENCED, INLINE, ITEMS, Block, Document, Inline
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
+CITATION = re.compile(r"#(" + IDENT + ")")
+"""A `#id` citation anywhere in a body (the earlier plugin's rule)."""
+
+
+class _Row(NamedTuple):
+    id: str
+    kind: str
+    desc: str | None
+    body: str
+    refs: tuple[str, ...]
+    status: str | None
+    created: str | None
+    updated: str | None
+    supersedes: tuple[str, ...]
+    line: int
+    attr_items: tuple[tuple[str, Any], ...]
+    layer: str
+    path: Path
+
+
+ROW_WIDTH = 11
+"""Fields stored in the cache; `layer` and `path` are appended per file."""
+
+
+class Entry(_Row):
+    """One block with an id. `refs`/`supersedes` are ids without `#`; `body` is the fenced
+    body, or the inline/items text of other block kinds; `line` is 1-based."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        id: str,
+        kind: str,
+        desc: str | None = None,
+        body: str = "",
+        refs: Iterable[str] = (),
+        status: str | None = None,
+        created: str | None = None,
+        updated: str | None = None,
+        supersedes: Iterable[str] = (),
+        layer: str = "project",
+        path: str | Path = "",
+        line: int = 0,
+        attrs: Mapping[str, Any] | None = None,
+    ) -> Entry:
+        items = tuple(sorted((attrs or {}).items()))
+        return tuple.__new__(
+            cls,
+            (id, kind, desc, body, tuple(refs), status, created, updated, tuple(supersedes),
+             line, items, layer, Path(path)),
+        )  # fmt: skip
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Every attribute of the block (a fresh dict: entries are immutable)."""
+        return dict(self.attr_items)
+
+    @property
+    def is_memory(self) -> bool:
+        """True for `x-*` blocks; headings, meta and paragraphs are not memory entries."""
+        return self.kind.startswith("x-")
+
+    @property
+    def date(self) -> str | None:
+        """`updated`, else `created`: when the entry last changed."""
+        return self.updated or self.created
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: lists for tuples, the path as a string."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "desc": self.desc,
+            "body": self.body,
+            "refs": list(self.refs),
+            "status": self.status,
+            "created": self.created,
+            "updated": self.updated,
+            "supersedes": list(self.supersedes),
+            "layer": self.layer,
+            "path": str(self.path),
+            "line": self.line,
+            "attrs": self.attrs,
+        }
+
+    def to_agd(self) -> str:
+        """The block as canonical AGD text (what `agd get` prints for it)."""
+        from agd.serializer import serialize_block
+
+        return serialize_block(to_block(self))
+
+    def __hash__(self) -> int:
+        return hash((self.layer, self.path, self.id, self.body, self.attr_items))
+
+    def __repr__(self) -> str:
+        return (
+            f"Entry(id={self.id!r}, kind={self.kind!r}, desc={self.desc!r}, status={self.status!r}, "
+            f"layer={self.layer!r}, line={self.line})"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _EntryFields:
+    """Only its field list is used: it makes `Entry` a dataclass for `dataclasses.*`."""
+
+    id: str
+    kind: str
+    desc: str | None
+    body: str
+    refs: tuple[str, ...]
+    status: str | None
+    created: str | None
+    updated: str | None
+    supersedes: tuple[str, ...]
+    layer: str
+    path: Path
+    line: int
+    attrs: dict[str, Any]
+
+
+Entry.__dataclass_fields__ = _EntryFields.__dataclass_fields__  # type: ignore[attr-defined]
+Entry.__dataclass_params__ = _EntryFields.__dataclass_params__  # type: ignore[attr-defined]
+
+
+def parse_id_list(value: object) -> tuple[str, ...]:
+    """`"#a,#b"`, `"#a #b"` (the synthetic corpora), `["a", "#b"]` -> `("a", "b")`."""
+    if value is None or value is False or value is True:
+        return ()
+    if isinstance(value, str):
+        pieces: Iterable[str] = re.split(r"[,\s]+", value)
+    else:
+        pieces = (str(v) for v in value)  # type: ignore[attr-defined]
+    out: list[str] = []
+    for piece in pieces:
+        p = piece.strip().lstrip("#").strip()
+        if p and p not in out:
+            out.append(p)
+    return tuple(out)
+
+
+def block_text(block: Block) -> str:
+    """The body of a fenced block, or the text of inline and items content."""
+    ctype = block.content_type
+    if ctype == FENCED:
+        return block.value or ""  # type: ignore[return-value]
+    if ctype == INLINE:
+        return _inline_text(block.value)  # type: ignore[arg-type]
+    if ctype == ITEMS:
+        return "\n".join(_inline_text(item) for item in block.value or [])  # type: ignore[union-attr]
+    return ""
+
+
+def _inline_text(nodes: list[Inline] | None) -> str:
+    if not nodes:
+        return ""
+    return "".join(("#" + text) if kind == "ref" else text for kind, text in nodes)
+
+
+def _str_attr(attrs: Mapping[str, Any], key: str) -> str | None:
+    value = attrs.get(key)
+    if value is None or isinstance(value, bool):
+        return None
+    return str(value)
+
+
+def rows_from_document(doc: Document) -> list[tuple]:
+    """Cache rows (the first `ROW_WIDTH` fields of an Entry) for every block with an id."""
+    rows = []
+    for block in doc.blocks:
+        if block.id is None:
+            continue
+        attrs = block.attrs
+        rows.append(
+            (
+                block.id,
+                block.kind,
+                _str_attr(attrs, "desc"),
+                block_text(block),
+                parse_id_list(attrs.get("refs")),
+                _str_attr(attrs, "status"),
+                _str_attr(attrs, "created"),
+                _str_attr(attrs, "updated"),
+                parse_id_list(attrs.get("supersedes")),
+                block.line,
+                tuple(sorted(attrs.items())),
+            )
+        )
+    return rows
+
+
+def entries_from_rows(rows: Iterable[tuple], layer: str, path: Path) -> list[Entry]:
+    tail = (layer, path)
+    new = tuple.__new__
+    return [new(Entry, row + tail) for row in rows]
+
+
+def to_block(entry: Entry) -> Block:
+    """The entry as a `Block` (fenced for `x-*` kinds)."""
+    if entry.kind.startswith("x-"):
+        return Block(entry.kind, FENCED, entry.body, entry.attrs, entry.id)
+    if entry.kind in ("h1", "h2", "h3", "h4", "p"):
+        return Block(entry.kind, INLINE, [Inline("text", entry.body)], entry.attrs, entry.id)
+    return Block(entry.kind, EMPTY, None, entry.attrs, entry.id)

@@ -1,0 +1,506 @@
+"""`MemoryFile`: one layer's file — cached reads and the single write path.
+
+Every write (`save`, `delete`, `rename`) is one transaction: take the sibling lock
+(`memory.agd.lock`), read and parse the current file (or start from the scaffold,
+inside the lock, so two first saves cannot clobber each other), change the
+`Document` in process, serialise it, re-parse the text and compare, and replace
+the file with `write_atomic`. A crash at any instant leaves the old or the new
+file; a failed check leaves the file untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from agd import parse, serialize
+from agd.atomic import write_atomic
+from agd.errors import AgdError
+from agd.model import FENCED, INLINE, ITEMS, Block, Document, Inline
+
+from .. import lock
+from ..errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
+from ..settings import Settings
+from . import cache, rules
+from .entry import CITATION, Entry, entries_from_rows, parse_id_list, rows_from_document
+
+T = TypeVar("T")
+MANAGED_ATTRS = ("desc", "created", "updated", "status", "supersedes", "refs")
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    id: str
+    kind: str
+    path: Path
+    action: str
+    """`added` or `updated`."""
+    superseded: tuple[str, ...] = ()
+    """Ids this save marked `status=superseded`."""
+    refs: tuple[str, ...] = ()
+    """The block's `refs` after the save."""
+    ignored: tuple[str, ...] = ()
+    """Ids given in refs/supersedes that are not in this file (dropped)."""
+    message: str = ""
+    """`added #id (x-kind) in memory.agd[, superseded #a, #b]` (the earlier plugin's line)."""
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    id: str
+    kind: str
+    path: Path
+    cited_by: tuple[str, ...] = ()
+    """Ids of blocks that still cite the deleted one (refs, supersedes or `#id` in the body)."""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class RenameResult:
+    old: str
+    new: str
+    path: Path
+    rewritten: tuple[str, ...] = ()
+    """Ids of the other blocks whose references were rewritten."""
+    message: str = ""
+
+
+class MemoryFile:
+    """One memory file. Cheap to create; reads are cached by (path, size, mtime, inode)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        layer: str = "project",
+        settings: Settings | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.layer = layer
+        self.settings = settings if settings is not None else Settings()
+
+    def __repr__(self) -> str:
+        return f"MemoryFile({str(self.path)!r}, layer={self.layer!r})"
+
+    @property
+    def lock_path(self) -> Path:
+        return lock.lock_path_for(self.path)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.settings.data_dir / "cache"
+
+    # -- reading -------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def document(self) -> Document:
+        """The parsed file (an empty Document when it does not exist). Do not mutate it:
+        it is shared with later calls until the file changes."""
+        key = cache.file_key(self.path)
+        if key is None:
+            return Document()
+        loaded = cache.memo_get(key)
+        if loaded is not None and loaded.document is not None:
+            return loaded.document
+        key, doc = self._parse_file()
+        rows = rows_from_document(doc)
+        if loaded is None:
+            cache.write_rows(self.cache_dir, key, rows)
+        cache.memo_put(cache.Loaded(key, rows, doc))
+        return doc
+
+    def entries(self) -> list[Entry]:
+        """Every block with an id, in document order ([] when the file does not exist)."""
+        loaded = self._load()
+        if loaded is None:
+            return []
+        got = loaded.entries.get(self.layer)
+        if got is None:
+            got = loaded.entries[self.layer] = entries_from_rows(loaded.rows, self.layer, self.path)
+        return got
+
+    def entry(self, block_id: str) -> Entry | None:
+        block_id = block_id.lstrip("#")
+        return next((e for e in self.entries() if e.id == block_id), None)
+
+    def _load(self) -> cache.Loaded | None:
+        key = cache.file_key(self.path)
+        if key is None:
+            return None
+        loaded = cache.memo_get(key)
+        if loaded is not None:
+            return loaded
+        rows = cache.read_rows(self.cache_dir, key)
+        if rows is not None:
+            loaded = cache.Loaded(key, rows)
+        else:
+            key, doc = self._parse_file()
+            loaded = cache.Loaded(key, rows_from_document(doc), doc)
+            cache.write_rows(self.cache_dir, key, loaded.rows)
+        cache.memo_put(loaded)
+        return loaded
+
+    def _parse_file(self) -> tuple[cache.Key, Document]:
+        try:
+            with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                data = fh.read()
+        except FileNotFoundError:
+            raise MemoryFileError(f"memory file {self.path} does not exist") from None
+        except OSError as exc:
+            raise MemoryFileError(
+                f"cannot read memory file {self.path}: {exc.strerror or exc}; check its permissions"
+            ) from None
+        key = (
+            os.path.realpath(self.path),
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_ino,
+            st.st_dev,
+        )
+        return key, self._parse_text(data)
+
+    def _parse_text(self, data: bytes) -> Document:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MemoryFileError(
+                f"memory file {self.path} is not UTF-8 (byte {exc.start}); re-save it as UTF-8"
+            ) from None
+        try:
+            return parse(text)
+        except AgdError as exc:
+            raise MemoryFileError(
+                f"memory file {self.path} does not parse: {exc}; fix that line "
+                f"(`agd validate {self.path}`) or restore a backup"
+            ) from None
+
+    # -- writing -------------------------------------------------------------------
+
+    def save(
+        self,
+        kind: str,
+        id: str,
+        content: str,
+        *,
+        desc: str | None = None,
+        refs: Iterable[str] | str | None = None,
+        status: str | None = None,
+        supersedes: Iterable[str] | str | None = None,
+        allow_secrets: bool = False,
+    ) -> SaveResult:
+        """Add or update the block `id` (see docs/ARCHITECTURE.md for every rule).
+
+        `None` keeps the old value of desc, refs, status and supersedes; `""` clears a
+        desc or status and `[]` clears refs or supersedes. Without explicit refs, the
+        old refs are kept and `#id` citations of existing blocks in the body are added.
+        """
+        where = f"#{id.strip().lstrip('#')} in {self.path}"
+        block_id = rules.check_id(id, f"{self.path}")
+        kind = rules.check_kind(kind, where)
+        if not isinstance(content, str):
+            raise SaveRejected(f"save rejected: the content of {where} must be text")
+        body = rules.normalize_body(content)
+        new_desc = None if desc is None else rules.normalize_desc(desc)
+        new_status = rules.check_status(status, where)
+        given_refs = rules.id_list(refs, "refs", where)
+        given_sup = rules.id_list(supersedes, "supersedes", where)
+        if not allow_secrets:
+            rules.check_secrets(body, new_desc, where)
+        today = rules.today(self.settings)
+
+        def change(doc: Document) -> tuple[SaveResult, list[Block]]:
+            index = doc.index()
+            old_pos = index.get(block_id)
+            old = doc.blocks[old_pos] if old_pos is not None else None
+            if old is not None and not old.kind.startswith("x-"):
+                raise SaveRejected(
+                    f"save rejected: #{block_id} in {self.path} is a `{old.kind}` block, not a "
+                    "memory entry; choose another id. Nothing was written."
+                )
+            old_attrs = dict(old.attrs) if old is not None else {}
+            known = set(index)
+
+            def keep(ids: Iterable[str]) -> tuple[list[str], list[str]]:
+                kept, dropped = [], []
+                for i in ids:
+                    (kept if i in known and i != block_id else dropped).append(i)
+                return kept, [i for i in dropped if i != block_id]
+
+            attrs = {k: v for k, v in old_attrs.items() if k not in MANAGED_ATTRS}
+            d = new_desc if new_desc is not None else _str(old_attrs.get("desc"))
+            if d:
+                attrs["desc"] = d
+            created = _str(old_attrs.get("created"))
+            attrs["created"] = created if created else today
+            attrs["updated"] = today
+            st = new_status if new_status is not None else _str(old_attrs.get("status"))
+            if st and st in rules.VALID_STATUS:
+                attrs["status"] = st
+
+            sup_source = (
+                given_sup if given_sup is not None else parse_id_list(old_attrs.get("supersedes"))
+            )
+            sup, ignored_sup = keep(sup_source)
+            if sup:
+                attrs["supersedes"] = _id_attr(sup)
+
+            cited = [m.group(1) for m in CITATION.finditer(body)]
+            if given_refs is not None:
+                ref_source: list[str] = list(given_refs)
+                ignored_src = given_refs
+            else:
+                ref_source = cited + list(parse_id_list(old_attrs.get("refs")))
+                ignored_src = []
+            kept_refs, _ = keep(dict.fromkeys(ref_source))
+            ignored_refs = [i for i in ignored_src if i not in known and i != block_id]
+            if kept_refs:
+                attrs["refs"] = _id_attr(kept_refs)
+
+            block = Block(kind, FENCED, body, attrs, block_id)
+            changed = [block]
+            marked = []
+            for sid in sup:
+                pos = index[sid]
+                target = doc.blocks[pos]
+                if not target.kind.startswith("x-") or target.attrs.get("status") == "superseded":
+                    continue
+                new_attrs = dict(target.attrs, status="superseded", updated=today)
+                doc.blocks[pos] = Block(
+                    target.kind, target.content_type, target.value, new_attrs, target.id
+                )
+                changed.append(doc.blocks[pos])
+                marked.append(sid)
+
+            if old_pos is not None:
+                doc.blocks[old_pos] = block
+                action = "updated"
+            else:
+                _insert_in_section(doc, kind, block)
+                action = "added"
+            message = f"{action} #{block_id} ({kind}) in {self.path.name}"
+            if marked:
+                message += ", superseded " + ", ".join(f"#{i}" for i in marked)
+            ignored = tuple(dict.fromkeys(ignored_refs + ignored_sup))
+            if ignored:
+                message += "; ignored unknown ids " + ", ".join(f"#{i}" for i in ignored)
+            result = SaveResult(
+                block_id, kind, self.path, action, tuple(marked), tuple(kept_refs), ignored, message
+            )
+            return result, changed
+
+        return self._transaction(change, where)
+
+    def delete(self, id: str) -> DeleteResult:
+        """Remove the block `id`; the result lists the blocks that still cite it."""
+        block_id = id.strip().lstrip("#")
+
+        def change(doc: Document) -> tuple[DeleteResult, list[Block]]:
+            pos = doc.index().get(block_id)
+            if pos is None:
+                raise BlockNotFound(
+                    f"no block #{block_id} in {self.path}; `agd-memory toc` lists the ids"
+                )
+            block = doc.blocks[pos]
+            _require_memory_block(block, self.path, "delete")
+            del doc.blocks[pos]
+            cited_by = tuple(b.id for b in doc.blocks if b.id and _cites(b, block_id))
+            message = f"deleted #{block_id} ({block.kind}) from {self.path.name}"
+            if cited_by:
+                message += "; still cited by " + ", ".join(f"#{i}" for i in cited_by)
+            return DeleteResult(block_id, block.kind, self.path, cited_by, message), []
+
+        return self._transaction(change, f"#{block_id} in {self.path}", create=False)
+
+    def rename(self, old: str, new: str) -> RenameResult:
+        """Give block `old` the id `new` and rewrite every refs, supersedes, `@ref` and
+        `#old` citation in the file."""
+        old_id = old.strip().lstrip("#")
+        new_id = rules.check_id(new, f"the new name of #{old_id} in {self.path}")
+
+        def change(doc: Document) -> tuple[RenameResult, list[Block]]:
+            index = doc.index()
+            pos = index.get(old_id)
+            if pos is None:
+                raise BlockNotFound(
+                    f"no block #{old_id} in {self.path}; `agd-memory toc` lists the ids"
+                )
+            _require_memory_block(doc.blocks[pos], self.path, "rename")
+            if new_id in index and new_id != old_id:
+                raise SaveRejected(
+                    f"rename rejected: #{new_id} already exists in {self.path}; choose another id "
+                    "or delete it first. Nothing was written."
+                )
+            rewritten = []
+            changed = []
+            for i, b in enumerate(doc.blocks):
+                nb = _rewrite_refs(b, old_id, new_id)
+                if i == pos:
+                    nb = Block(nb.kind, nb.content_type, nb.value, nb.attrs, new_id)
+                elif nb is b:
+                    continue
+                elif b.id:
+                    rewritten.append(b.id)
+                doc.blocks[i] = nb
+                changed.append(nb)
+            message = f"renamed #{old_id} to #{new_id} in {self.path.name}"
+            if rewritten:
+                message += "; rewrote references in " + ", ".join(f"#{i}" for i in rewritten)
+            return RenameResult(old_id, new_id, self.path, tuple(rewritten), message), changed
+
+        return self._transaction(change, f"#{old_id} in {self.path}", create=False)
+
+    def _transaction(
+        self,
+        change: Callable[[Document], tuple[T, list[Block]]],
+        where: str,
+        *,
+        create: bool = True,
+    ) -> T:
+        with lock.exclusive(self.lock_path):
+            existed = self.path.exists()
+            if existed:
+                self._check_writable()
+                _, doc = self._parse_file()
+            elif create:
+                doc = parse(rules.SCAFFOLD)
+            else:
+                raise BlockNotFound(f"memory file {self.path} does not exist; nothing to change")
+            result, _changed = change(doc)
+            text = serialize(doc)
+            try:
+                check = parse(text)
+            except AgdError as exc:  # unreachable unless the serializer has a bug
+                raise SaveRejected(
+                    f"save rejected: {where} would not read back ({exc}). Nothing was written."
+                ) from None
+            if check != doc:
+                raise SaveRejected(
+                    f"save rejected: {where} would not read back the same. Nothing was written."
+                )
+            try:
+                write_atomic(self.path, text)
+            except OSError as exc:
+                raise MemoryFileError(
+                    f"cannot write memory file {self.path}: {exc.strerror or exc}; "
+                    "check that the file and its folder are writable. Nothing was written."
+                ) from None
+            self._remember(check)
+        return result
+
+    def _check_writable(self) -> None:
+        try:
+            mode = os.stat(self.path).st_mode
+        except OSError:
+            return
+        # The mode bits, not just access(): root may write anything, but a file the user
+        # made read-only is a clear request to leave it alone.
+        if not stat.S_ISREG(mode):
+            raise MemoryFileError(f"memory file {self.path} is not a regular file")
+        if mode & 0o222 == 0 or not os.access(self.path, os.W_OK):
+            raise MemoryFileError(
+                f"memory file {self.path} is read-only; make it writable (chmod u+w) to change "
+                "it. Nothing was written."
+            )
+
+    def _remember(self, doc: Document) -> None:
+        key = cache.file_key(self.path)
+        if key is None:
+            return
+        rows = rows_from_document(doc)
+        cache.memo_put(cache.Loaded(key, rows, doc))
+        cache.write_rows(self.cache_dir, key, rows)
+
+
+def open_files(layers: Iterable[object], settings: Settings) -> list[MemoryFile]:
+    """`MemoryFile`s for `paths.Layer`s, in order."""
+    return [MemoryFile(layer.path, layer=layer.name, settings=settings) for layer in layers]  # type: ignore[attr-defined]
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _str(value: object) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    return str(value)
+
+
+def _id_attr(ids: Iterable[str]) -> str:
+    return ",".join(f"#{i}" for i in ids)
+
+
+def _require_memory_block(block: Block, path: Path, verb: str) -> None:
+    if not block.kind.startswith("x-"):
+        raise UserError(
+            f"cannot {verb} #{block.id} in {path}: it is a `{block.kind}` block, not a memory "
+            "entry; edit the file by hand if you mean it"
+        )
+
+
+def _insert_in_section(doc: Document, kind: str, block: Block) -> None:
+    """Right after the `h-<kind>` heading (newest first, as the earlier plugin did); a kind
+    without a section gets a new `@h2` at the end of the file."""
+    section = f"h-{kind[2:]}"
+    pos = doc.index().get(section)
+    if pos is None:
+        heading = Block("h2", INLINE, [Inline("text", rules.section_title(kind))], {}, section)
+        doc.blocks.append(heading)
+        doc.blocks.append(block)
+        return
+    doc.blocks.insert(pos + 1, block)
+
+
+def _cites(block: Block, target: str) -> bool:
+    if target in parse_id_list(block.attrs.get("refs")):
+        return True
+    if target in parse_id_list(block.attrs.get("supersedes")):
+        return True
+    if block.content_type == FENCED:
+        return any(m.group(1) == target for m in CITATION.finditer(block.value or ""))  # type: ignore[arg-type]
+    if block.content_type == INLINE:
+        return any(k == "ref" and t == target for k, t in block.value or [])  # type: ignore[union-attr]
+    return False
+
+
+def _swap_citations(text: str, old: str, new: str) -> str:
+    return CITATION.sub(lambda m: f"#{new}" if m.group(1) == old else m.group(0), text)
+
+
+def _rewrite_refs(block: Block, old: str, new: str) -> Block:
+    """The block with every reference to `old` pointed at `new` (the same object if none)."""
+    attrs = block.attrs
+    new_attrs = attrs
+    for key in ("refs", "supersedes"):
+        ids = parse_id_list(attrs.get(key))
+        if old in ids:
+            if new_attrs is attrs:
+                new_attrs = dict(attrs)
+            new_attrs[key] = _id_attr(new if i == old else i for i in ids)
+    value = block.value
+    ctype = block.content_type
+    if ctype == FENCED and value and f"#{old}" in value:  # type: ignore[operator]
+        value = _swap_citations(value, old, new)  # type: ignore[arg-type]
+    elif ctype == INLINE and value:
+        value = [_swap_node(n, old, new) for n in value]  # type: ignore[union-attr]
+    elif ctype == ITEMS and value:
+        value = [[_swap_node(n, old, new) for n in item] for item in value]  # type: ignore[union-attr]
+    if new_attrs is attrs and value == block.value:
+        return block
+    return Block(block.kind, ctype, value, new_attrs, block.id, block.start, block.end, block.line)
+
+
+def _swap_node(node: Inline, old: str, new: str) -> Inline:
+    kind, text = node
+    if kind == "ref":
+        return Inline("ref", new) if text == old else node
+    if kind == "text" and f"#{old}" in text:
+        return Inline("text", _swap_citations(text, old, new))
+    return node

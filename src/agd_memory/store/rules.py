@@ -1,0 +1,162 @@
+"""The rules a save must pass before anything is written (reference §4.1, §2.3, §2.4).
+
+Every rejection is a `SaveRejected` whose message names the file, the id and the
+fix, and says that nothing was written.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable
+
+from .. import secrets
+from ..errors import SaveRejected
+from ..settings import Settings
+from .entry import IDENT
+
+VALID_STATUS = ("open", "done", "superseded")
+CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
+_IDENT_RE = re.compile(IDENT)
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+SCAFFOLD = (
+    "@meta format=agd version=1 [#meta]\n"
+    "\n"
+    "@h1 Memoria di sessione [#root]\n"
+    "\n"
+    "@h2 User [#h-user]\n"
+    "\n"
+    "@h2 Feedback [#h-feedback]\n"
+    "\n"
+    "@h2 Project [#h-project]\n"
+    "\n"
+    "@h2 Reference [#h-reference]\n"
+)
+"""The file a first save creates (§2.3), byte for byte the earlier plugin's."""
+
+SCAFFOLD_IDS = frozenset(("meta", "root", "h-user", "h-feedback", "h-project", "h-reference"))
+
+
+def today(settings: Settings) -> str:
+    """`AGD_MEMORY_TODAY` when set, else the local date, as `YYYY-MM-DD`."""
+    if settings.today:
+        return settings.today
+    return _dt.date.today().isoformat()
+
+
+def suggest_id(raw: str) -> str:
+    """A valid id close to `raw`: `vers.1.9.0` -> `vers-1-9-0`, `1abc` -> `x-1abc`."""
+    s = re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")
+    if not s:
+        return "x-entry"
+    if not (s[0].isascii() and (s[0].isalpha() or s[0] == "_")):
+        s = "x-" + s
+    return s
+
+
+def is_ident(text: str) -> bool:
+    return _IDENT_RE.fullmatch(text) is not None
+
+
+def check_id(raw: str, where: str) -> str:
+    """The id without one leading `#`; `SaveRejected` with a suggestion when invalid."""
+    block_id = raw.strip()
+    if block_id.startswith("#"):
+        block_id = block_id[1:]
+    if not is_ident(block_id):
+        raise SaveRejected(
+            f"save rejected: invalid id `{raw}` for {where}: ids are ASCII letters, digits, "
+            f"`_` and `-`, starting with a letter or `_`; try `{suggest_id(block_id)}`. "
+            "Nothing was written."
+        )
+    return block_id
+
+
+def check_kind(raw: str, where: str) -> str:
+    """`x-<ident>`; a bare conventional name (`project`) is accepted as `x-project`."""
+    kind = raw.strip().lstrip("@")
+    if not kind.startswith("x-") and f"x-{kind}" in CONVENTIONAL_KINDS:
+        kind = f"x-{kind}"
+    if not (kind.startswith("x-") and is_ident(kind[2:])):
+        raise SaveRejected(
+            f"save rejected: invalid kind `{raw}` for {where}: use x-user, x-feedback, x-project, "
+            "x-reference or another `x-<name>`. Nothing was written."
+        )
+    return kind
+
+
+def normalize_desc(desc: str) -> str:
+    """One line: a whitespace run around a newline becomes one space; stripped."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", desc).strip()
+
+
+def normalize_body(content: str) -> str:
+    """CRLF becomes LF (the parser does the same, so the body round-trips)."""
+    return content.replace("\r\n", "\n")
+
+
+def check_status(status: str | None, where: str) -> str | None:
+    """None keeps the old status, `""` clears it, anything else must be valid."""
+    if status is None:
+        return None
+    s = status.strip().lower()
+    if s and s not in VALID_STATUS:
+        raise SaveRejected(
+            f"save rejected: invalid status `{status}` for {where}: use open, done or superseded "
+            "(or an empty status to clear it). Nothing was written."
+        )
+    return s
+
+
+def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[str] | None:
+    """Ids from a list or a comma string, `#` stripped, validated; None stays None."""
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [v for v in re.split(r"[,\s]+", values) if v]
+    out: list[str] = []
+    for v in values:
+        i = str(v).strip().lstrip("#")
+        if not i:
+            continue
+        if not is_ident(i):
+            raise SaveRejected(
+                f"save rejected: {what} names an invalid id `{v}` for {where}; "
+                f"try `{suggest_id(i)}`. Nothing was written."
+            )
+        if i not in out:
+            out.append(i)
+    return out
+
+
+def check_secrets(content: str, desc: str | None, where: str) -> None:
+    found = [("desc", f) for f in secrets.find(desc or "")]
+    found += [("content line", f) for f in secrets.find(content)]
+    if not found:
+        return
+    label, first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    on = "desc" if label == "desc" else f"content line {first.line}"
+    article = "an" if first.kind[0].lower() in "aeiou" else "a"
+    raise SaveRejected(
+        f"save rejected: {where} holds what looks like {article} {first.kind} ({first.excerpt}) "
+        f"in {on}{more}; remove it, or pass allow_secrets / --allow-secrets if it is not a "
+        "secret. Nothing was written."
+    )
+
+
+def is_date(text: str) -> bool:
+    if not _DATE_RE.fullmatch(text):
+        return False
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def section_title(kind: str) -> str:
+    """`x-project` -> `Project`, `x-api-notes` -> `Api notes`: a new section's heading."""
+    name = kind[2:].replace("-", " ").replace("_", " ").strip() or kind
+    return name[:1].upper() + name[1:]
