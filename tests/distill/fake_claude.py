@@ -44,6 +44,7 @@ def main() -> int:
         "stdin": stdin,
         "cwd": os.getcwd(),
         "guard": os.environ.get("AGD_DISTILL_GUARD"),
+        "env": {k: v for k, v in os.environ.items() if k.startswith("CLAUDE")},
         "pid": os.getpid(),
         "started": started,
     }

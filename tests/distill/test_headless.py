@@ -43,6 +43,15 @@ def test_runs_claude_with_no_tools_a_schema_and_the_guard(env, fake_claude) -> N
     assert "agd-distill-" in call["cwd"]  # an empty scratch folder, not the project
 
 
+def test_the_ended_sessions_identity_is_not_passed_on(env, fake_claude, monkeypatch) -> None:
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "abc")
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(env.data))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "/somewhere/.claude")
+    ask(env)
+    assert fake_claude.calls()[0]["env"] == {"CLAUDE_CONFIG_DIR": "/somewhere/.claude"}
+
+
 def test_model_setting_is_passed(env, fake_claude) -> None:
     ask(env, distill_model="haiku")
     argv = fake_claude.calls()[0]["argv"]

@@ -116,8 +116,30 @@ def command(settings: Settings, system_prompt: str, *, safe_mode: bool = True) -
     return argv
 
 
+# What a hook inherits from the Claude Code session that ran it. Passed on, it would make
+# the headless run look like a nested child of a session that has already ended.
+SESSION_VARIABLES = (
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PID",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+)
+
+
 def child_env() -> dict[str, str]:
-    env = dict(os.environ)
+    """Our environment (credentials, config dir, proxies) minus the ended session's identity, plus the guard."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SESSION_VARIABLES and not k.startswith("CLAUDE_CODE_MESSAGING_")
+    }
     env[GUARD_ENV] = "1"
     return env
 
