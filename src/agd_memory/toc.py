@@ -1,0 +1,201 @@
+"""The table of contents: what SessionStart injects, and the listing behind `agd_memory_toc`.
+
+`render` is a renderer over `store.Entry`s: memory entries only (scaffold headings,
+meta and superseded blocks left out), grouped by layer and kind, open items first,
+one short line each, within a hard token budget. When the budget is too small the
+open and newest entries stay and the rest are counted in a closing
+"+N more: use agd_memory_toc" line. The earlier plugin injected the whole id list
+unbounded and skipped the global layer (reference §13.4); this fixes both.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Callable, Iterable, Sequence
+
+from .errors import UserError
+from .settings import Settings
+from .store import Entry
+
+KIND_ORDER = ("x-user", "x-feedback", "x-project", "x-reference")
+MAX_DESC_CHARS = 90
+HEADER = "# Memory (agd-memory): table of contents"
+FETCH_LINE = (
+    "Fetch a block with the agd_memory_get tool (ids, optionally with refs/backlinks); "
+    "find blocks with agd_memory_search."
+)
+MORE_LINE = "+{n} more: use agd_memory_toc"
+
+
+def token_counter() -> Callable[[str], int]:
+    """`agd_memory.tokens.count` (or `agd.tokens.count`) when present, else len/4."""
+    for module in ("agd_memory.tokens", "agd.tokens"):
+        try:
+            mod = __import__(module, fromlist=["count"])
+            count = getattr(mod, "count", None)
+        except Exception:  # a broken optional module must not break SessionStart
+            count = None
+        if callable(count):
+            return count
+    return lambda text: math.ceil(len(text) / 4)
+
+
+def render(
+    files: Sequence[object], settings: Settings, *, count: Callable[[str], int] | None = None
+) -> str:
+    """The TOC of `files` (`MemoryFile`s, project first); "" when there is no memory."""
+    entries = [e for mf in files for e in mf.entries() if _shown(e)]  # type: ignore[attr-defined]
+    if not entries:
+        return ""
+    count = count or token_counter()
+    budget = max(0, settings.toc_token_budget)
+    layers = []
+    for mf in files:
+        n = sum(1 for e in mf.entries() if e.is_memory)  # type: ignore[attr-defined]
+        if n:
+            layers.append(f"{mf.layer} layer: {mf.path} ({n} entries)")  # type: ignore[attr-defined]
+    head = [HEADER, "; ".join(layers)]
+    fixed = count("\n".join(head + [FETCH_LINE, MORE_LINE.format(n=len(entries))]) + "\n")
+
+    lines: dict[int, str] = {}
+    kept: set[int] = set()
+    used = fixed
+    groups_used: set[tuple[str, str]] = set()
+    misses = 0
+    for e in sorted(entries, key=_priority):
+        line = lines[id(e)] = _line(e)
+        cost = count(line + "\n")
+        group = (e.layer, e.kind)
+        if group not in groups_used:
+            cost += count(_group_title(*group) + "\n")
+        if used + cost > budget:
+            # Keep trying shorter lines for a while, but never count 10,000 lines that
+            # cannot fit: the hook runs this on every session start.
+            misses += 1
+            if misses > 20 or budget - used < 8:
+                break
+            continue
+        used += cost
+        groups_used.add(group)
+        kept.add(id(e))
+
+    text = _assemble(head, entries, kept, lines)
+    # Per-line counts can differ a little from the count of the joined text: trim until
+    # the real text fits (each pass drops the lowest-priority kept entry).
+    by_priority = sorted((e for e in entries if id(e) in kept), key=_priority)
+    while by_priority and count(text) > budget:
+        kept.discard(id(by_priority.pop()))
+        text = _assemble(head, entries, kept, lines)
+    if count(text) > budget:  # a budget smaller than the header itself
+        return MORE_LINE.format(n=len(entries)) + "\n"
+    return text
+
+
+def _assemble(head: list[str], entries: list[Entry], kept: set[int], lines: dict[int, str]) -> str:
+    out = list(head)
+    for (layer, kind), group in _grouped(e for e in entries if id(e) in kept):
+        out.append("")
+        out.append(_group_title(layer, kind))
+        out.extend(lines[id(e)] for e in group)
+    hidden = len(entries) - len(kept)
+    out.append("")
+    if hidden:
+        out.append(MORE_LINE.format(n=hidden))
+    out.append(FETCH_LINE)
+    return "\n".join(out) + "\n"
+
+
+def list_entries(
+    files: Sequence[object],
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    since: str | None = None,
+) -> list[Entry]:
+    """Memory entries of `files` in file then document order, filtered.
+
+    `kind` matches `x-project` or `project`; `status` matches exactly; `since` keeps
+    entries whose `updated` (else `created`) date is on or after it, compared as dates.
+    """
+    want_kind = None if not kind else (kind if kind.startswith("x-") else f"x-{kind}")
+    since_date = _parse_since(since)
+    out = []
+    for mf in files:
+        for e in mf.entries():  # type: ignore[attr-defined]
+            if not e.is_memory:
+                continue
+            if want_kind and e.kind != want_kind:
+                continue
+            if status is not None and (e.status or "") != status:
+                continue
+            if since_date is not None:
+                d = _date(e.updated) or _date(e.created)
+                if d is None or d < since_date:
+                    continue
+            out.append(e)
+    return out
+
+
+def _shown(e: Entry) -> bool:
+    return e.is_memory and e.status != "superseded"
+
+
+def _priority(e: Entry) -> tuple:
+    """Open first, then newest, then document order (sort is stable)."""
+    d = _date(e.updated) or _date(e.created) or _dt.date.min
+    return (e.status != "open", -d.toordinal())
+
+
+def _grouped(entries: Iterable[Entry]) -> list[tuple[tuple[str, str], list[Entry]]]:
+    groups: dict[tuple[str, str], list[Entry]] = {}
+    layer_order: dict[str, int] = {}
+    for e in entries:
+        layer_order.setdefault(e.layer, len(layer_order))
+        groups.setdefault((e.layer, e.kind), []).append(e)
+
+    def group_key(item: tuple[tuple[str, str], list[Entry]]) -> tuple:
+        (layer, kind), _ = item
+        rank = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+        return (layer_order[layer], rank, kind)
+
+    ordered = sorted(groups.items(), key=group_key)
+    return [(k, sorted(g, key=lambda e: e.status != "open")) for k, g in ordered]
+
+
+def _group_title(layer: str, kind: str) -> str:
+    return f"## {kind[2:]} ({layer})"
+
+
+def _line(e: Entry) -> str:
+    desc = e.desc or _first_line(e.body)
+    if len(desc) > MAX_DESC_CHARS:
+        desc = desc[: MAX_DESC_CHARS - 1].rstrip() + "…"
+    notes = [s for s in (e.status if e.status in ("open", "done") else None, e.date) if s]
+    tail = f" [{', '.join(notes)}]" if notes else ""
+    return f"- #{e.id}: {desc}{tail}" if desc else f"- #{e.id}{tail}"
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _date(text: str | None) -> _dt.date | None:
+    if not text:
+        return None
+    try:
+        return _dt.date.fromisoformat(text.strip()[:10])
+    except ValueError:
+        return None
+
+
+def _parse_since(since: str | None) -> _dt.date | None:
+    if since is None or not since.strip():
+        return None
+    d = _date(since)
+    if d is None or len(since.strip()) != 10:
+        raise UserError(f"since `{since}` is not a date; use YYYY-MM-DD, e.g. 2026-01-31")
+    return d
