@@ -111,7 +111,7 @@ class ShimFile:
 def open_file(path: Path, layer: str, settings: object) -> object:
     """A `store.MemoryFile` when the store is available, else the shim."""
     try:
-        from agd_memory import store
-    except ImportError:
+        from agd_memory.store import MemoryFile
+    except Exception:  # the store is not there yet (or half-written): read it ourselves
         return ShimFile(path, layer)
-    return store.MemoryFile(Path(path), layer=layer, settings=settings)
+    return MemoryFile(Path(path), layer=layer, settings=settings)

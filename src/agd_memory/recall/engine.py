@@ -9,16 +9,30 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from .. import debuglog
 from . import features as feature_set
-from . import policy, render
-from .scoring import Analyzer, Index, Match, Prompt, is_memory, is_superseded, score_all
+from . import lexicon, policy, render
+from .scoring import (
+    Analyzer,
+    Index,
+    Match,
+    Prompt,
+    is_memory,
+    is_superseded,
+    score_all,
+    score_all_bm25,
+)
 from .text import BUILTIN_LANGS, fold, stopwords
 
 DEFAULT_LANGS = ("en",)
+COVERAGE_MIN = 0.25
+"""coverage: the share of the prompt's IDF mass a block must match to be injected."""
+BODY_ONLY_COVERAGE = 0.6
+"""body-coverage: a block matching this share of the prompt in its body alone is anchored."""
 INFORMATIVE_DF_SHARE = 0.15
 """rare-anchor: a word in more than this share of the entries anchors nothing."""
 
@@ -75,16 +89,40 @@ def prompt_words(
         folded=improved,
     )
     words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
-    kept = [w for w in words if w not in stop]
-    if analyzer.stemming:
-        return [_stem(w) for w in kept]
-    return kept
+    return [analyzer.normalize(w) for w in words if w not in stop]
 
 
-def _stem(word: str) -> str:
-    from .cognates import stem
+def synonyms_file(files: Sequence[Any], settings: Any) -> Path | None:
+    """The opt-in synonyms file: the setting, else `.agd-synonyms` beside the project memory."""
+    configured = getattr(settings, "recall_synonyms_file", None)
+    if configured:
+        path = Path(configured).expanduser()
+        return path if path.is_file() else None
+    for mf in files:
+        path = getattr(mf, "path", None)
+        if path is not None and getattr(mf, "layer", "project") == "project":
+            candidate = Path(path).parent / lexicon.PROJECT_FILE_NAME
+            return candidate if candidate.is_file() else None
+    return None
 
-    return stem(word)
+
+def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) -> Analyzer:
+    """The analyzer for these files (cached: the synonym map costs a few milliseconds)."""
+    path = synonyms_file(files, settings)
+    sig: tuple = (features, None)
+    if path is not None:
+        try:
+            st = path.stat()
+            sig = (features, str(path), st.st_size, st.st_mtime_ns)
+        except OSError:
+            path = None
+    cached = _ANALYZERS.get(sig)
+    if cached is None:
+        cached = _ANALYZERS[sig] = Analyzer(features, path)
+    return cached
+
+
+_ANALYZERS: dict[tuple, Analyzer] = {}
 
 
 _INDEX_CACHE: dict[tuple, Index] = {}
@@ -111,13 +149,15 @@ def _load_entries(files: Sequence[Any]) -> list[Any]:
     return entries
 
 
-def build_index(files: Sequence[Any], settings: Any, features: frozenset[str]) -> Index | None:
+def build_index(
+    files: Sequence[Any], settings: Any, features: frozenset[str], analyzer: Analyzer
+) -> Index | None:
     """The index over the files' entries, cached by each file's path, size and mtime."""
     sigs = [_signature(mf) for mf in files]
     key = None
     skip_superseded = not settings.recall_allow_superseded
     if all(s is not None for s in sigs):
-        key = (tuple(sigs), features, skip_superseded)
+        key = (tuple(sigs), features, skip_superseded, id(analyzer))
         cached = _INDEX_CACHE.get(key)
         if cached is not None:
             return cached
@@ -129,7 +169,7 @@ def build_index(files: Sequence[Any], settings: Any, features: frozenset[str]) -
         return is_memory(entry) and not (skip_superseded and is_superseded(entry))
 
     idf_over = recallable if "idf-recallable" in features else None
-    index = Index(entries, Analyzer(features), idf_over=idf_over)
+    index = Index(entries, analyzer, idf_over=idf_over)
     if key is not None:
         if len(_INDEX_CACHE) > 16:
             _INDEX_CACHE.clear()
@@ -203,6 +243,10 @@ def _informative(index: Index):
     return informative
 
 
+def _coverage(m: Match, index: Index) -> float:
+    return sum(index.surprise(w) for w in m.covered)
+
+
 def recall(
     prompt: str,
     files: Sequence[Any],
@@ -212,14 +256,14 @@ def recall(
 ) -> RecallResult:
     """What auto-recall injects for `prompt` from `files` (project layer first)."""
     feats = feature_set.DEFAULT if features is None else features
-    analyzer = Analyzer(feats)
+    files = select_files(files, settings)
+    analyzer = analyzer_for(files, settings, feats)
     words = prompt_words(prompt or "", analyzer, settings, feats)
     gates = gates_of(settings)
     reason = policy.should_skip(prompt or "", words, gates)
-    files = select_files(files, settings)
     index: Index | None = None
     if reason == policy.BELOW_MIN_WORDS and "short-gate" in feats and words and files:
-        index = build_index(files, settings, feats)
+        index = build_index(files, settings, feats, analyzer)
         if index is not None:
             vocab = _anchor_vocabulary(index)
             reason = policy.should_skip(
@@ -230,11 +274,28 @@ def recall(
     if not files:
         return RecallResult(skipped=policy.NO_MEMORY, words=words)
     if index is None:
-        index = build_index(files, settings, feats)
+        index = build_index(files, settings, feats, analyzer)
     if index is None:
         return RecallResult(skipped=policy.NO_BLOCKS, words=words)
     fuzzy = not settings.recall_no_fuzzy
-    matches = score_all(index, Prompt.build(words, analyzer, fuzzy=fuzzy))
+    built = Prompt.build(words, analyzer, fuzzy=fuzzy)
+    matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
+    if "entries-only" in feats:
+        matches = [m for m in matches if is_memory(m.doc.entry)]
+    if ("coverage" in feats or "coord" in feats) and matches:
+        total = sum(index.surprise(w) for w in set(words)) or 1.0
+        scored = []
+        for m in matches:
+            share = _coverage(m, index) / total
+            if "coverage" in feats and share < COVERAGE_MIN:
+                continue
+            if "coord" in feats:
+                m = replace(m, score=m.score * share)
+            if "body-coverage" in feats and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
+                # a block whose body explains most of the prompt needs no anchor word
+                m = replace(m, anchor_exact=m.covered)
+            scored.append(m)
+        matches = scored
     informative = _informative(index) if "rare-anchor" in feats else None
     ranked = policy.rank(matches, ranking_of(settings), informative=informative)
     if not ranked:

@@ -13,8 +13,15 @@ from __future__ import annotations
 FEATURES: dict[str, str] = {
     "tokens": "identifier splitting, short technical tokens, accent folding, CJK bigrams",
     "idf-recallable": "IDF over the entries recall can return (not headings, meta, superseded)",
+    "entries-only": "only memory entries are candidates (headings and meta never injected)",
+    "no-kind": "the kind is not a scored field (a prompt saying `project` lifts no block)",
+    "bm25": "BM25F ranking (field weights, saturation, length normalisation) instead of the reference sum",
+    "coverage": "a block must account for a share of the prompt's information (IDF-weighted)",
+    "coord": "a block's score is scaled by the share of the prompt it accounts for",
+    "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
     "all-langs": "stopwords of every built-in language when no language is configured",
+    "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",
     "stem": "a light suffix-stripping stemmer on both sides",
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
@@ -23,7 +30,8 @@ FEATURES: dict[str, str] = {
 }
 
 REFERENCE: frozenset[str] = frozenset()
-DEFAULT: frozenset[str] = frozenset(FEATURES)
+DEFAULT: frozenset[str] = frozenset(FEATURES) - {"rare-anchor", "coord"}
+"""Measured on the dev set: rare-anchor and coord did not help (benchmarks/README.md)."""
 
 
 def parse(spec: str) -> frozenset[str]:

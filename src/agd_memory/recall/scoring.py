@@ -21,9 +21,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from . import cognates
+from . import cognates, lexicon
 from .text import Tokenizer
 
 FIELD_BOOST_ID = 3.0
@@ -36,23 +37,45 @@ _DIGITS = re.compile(r"\d")
 
 
 class Analyzer:
-    """Turns text into the tokens and cognate keys one feature set uses, on both sides."""
+    """Turns text into the tokens and cognate keys one feature set uses, on both sides.
 
-    __slots__ = ("features", "tokenizer", "stemming", "key")
+    Pipeline per word: tokenizer -> (stem) -> (synonym concept). The prompt side
+    removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
+    """
 
-    def __init__(self, features: frozenset[str]) -> None:
+    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms")
+
+    def __init__(self, features: frozenset[str], synonyms_file: Path | None = None) -> None:
         self.features = features
         self.tokenizer = Tokenizer(improved="tokens" in features)
         self.stemming = "stem" in features
         self.key: Callable[[str], str | None] = (
             cognates.improved_key if "cognates" in features else cognates.reference_key
         )
+        self.synonyms: dict[str, str] = {}
+        groups: list[list[str]] = []
+        if "concepts" in features:
+            groups.extend(list(g) for g in lexicon.builtin_groups())
+        if synonyms_file is not None:
+            groups.extend(lexicon.read_groups(synonyms_file))
+        if groups:
+            self.synonyms = lexicon.build_map(groups, self._stemmed)
+
+    def _stemmed(self, text: str) -> list[str]:
+        words = self.tokenizer(text, 2)
+        return [cognates.stem(w) for w in words] if self.stemming else words
+
+    def normalize(self, word: str) -> str:
+        """One tokenizer word to its index form: stemmed, then mapped to its concept."""
+        if self.stemming:
+            word = cognates.stem(word)
+        return self.synonyms.get(word, word) if self.synonyms else word
 
     def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
         words = self.tokenizer(text, min_len)
-        if self.stemming:
-            return [cognates.stem(w) for w in words]
-        return words
+        if not self.stemming and not self.synonyms:
+            return words
+        return [self.normalize(w) for w in words]
 
 
 def is_superseded(entry: Any) -> bool:
@@ -92,7 +115,13 @@ class Doc:
         kind = str(getattr(entry, "kind", "") or "")
         self.id_set = frozenset(analyzer.tokens(str(entry.id).replace("-", " ")))
         self.desc_set = frozenset(analyzer.tokens(getattr(entry, "desc", None) or ""))
-        self.kind_set = frozenset(analyzer.tokens(kind.replace("x-", " ")))
+        # the kind is a field of the reference score; "no-kind" drops it (`project`,
+        # `feedback` in a prompt then stop lifting every block of that kind)
+        self.kind_set = (
+            _NONE
+            if "no-kind" in analyzer.features
+            else frozenset(analyzer.tokens(kind.replace("x-", " ")))
+        )
         body_text = getattr(entry, "body", None) or ""
         body_tokens = analyzer.tokens(body_text)
         self.body = Counter(body_tokens)
@@ -131,10 +160,23 @@ class Index:
                 df.update(vocab)
                 counted += 1
         self.n = counted
+        self.df = df
         self.idf = {t: math.log((counted + 1) / (c + 1)) + 1.0 for t, c in df.items()}
+        docs = self.docs or []
+        self.avg_body = (sum(d.body_len for d in docs) / len(docs)) if docs else 1.0
+        self.avg_desc = (sum(len(d.desc_set) for d in docs) / len(docs)) if docs else 1.0
+
+    def bm25_idf(self, token: str) -> float:
+        """Okapi IDF, never negative; a word no block has gets the rarest weight."""
+        df = self.df.get(token, 0)
+        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
     def weight(self, token: str) -> float:
         return self.idf.get(token, 1.0)
+
+    def surprise(self, token: str) -> float:
+        """Weight for coverage: a word no block has is the most informative of all."""
+        return self.idf.get(token, math.log(self.n + 1) + 1.0)
 
 
 @dataclass(frozen=True)
@@ -169,6 +211,8 @@ class Match:
     """Prompt words found only as cognates in the id or desc."""
     matched: frozenset[str]
     """Every prompt word found exactly anywhere in the block."""
+    covered: frozenset[str] = frozenset()
+    """Every prompt word found anywhere in the block, exactly or as a cognate."""
 
 
 def _field(
@@ -186,15 +230,21 @@ def _field(
     return value, exact, frozenset(fuzzy)
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def score_doc(doc: Doc, prompt: Prompt, w: Callable[[str], float]) -> Match:
     """The reference score of one block (see the module docstring)."""
     id_v, id_e, id_z = _field(doc.id_set, doc, prompt, w)
     desc_v, desc_e, desc_z = _field(doc.desc_set, doc, prompt, w)
-    kind_v, kind_e, _ = _field(doc.kind_set, doc, prompt, w)
+    kind_v, kind_e, _ = (
+        _field(doc.kind_set, doc, prompt, w) if doc.kind_set else (0.0, _NONE, _NONE)
+    )
     raw = FIELD_BOOST_ID * id_v + FIELD_BOOST_DESC * desc_v + FIELD_BOOST_KIND * kind_v
     body_exact = prompt.words & doc.body.keys()
     for t in body_exact:
         raw += doc.body[t] * w(t)
+    body_cognates: set[str] = set()
     if prompt.cognates:
         # the reference adds body cognates only when some prompt word is a cognate-only
         # match of the body, and then weights each body occurrence by the *body* word
@@ -206,6 +256,7 @@ def score_doc(doc: Doc, prompt: Prompt, w: Callable[[str], float]) -> Match:
                 continue
             if prompt.cognates[k] - body_exact:
                 has_fuzzy = True
+                body_cognates |= prompt.cognates[k]
             if t not in prompt.words:
                 fuzzy_sum += count * w(t)
         if has_fuzzy:
@@ -218,6 +269,7 @@ def score_doc(doc: Doc, prompt: Prompt, w: Callable[[str], float]) -> Match:
         anchor_exact=anchor_exact,
         anchor_cognates=(id_z | desc_z) - anchor_exact,
         matched=anchor_exact | kind_e | body_exact,
+        covered=anchor_exact | kind_e | body_exact | id_z | desc_z | body_cognates,
     )
 
 
@@ -247,3 +299,67 @@ def score_entries(
     analyzer = Analyzer(features)
     prompt = Prompt.build(words, analyzer, fuzzy=False)
     return [score_doc(Doc(e, analyzer), prompt, uniform_weight).score for e in entries]
+
+
+# BM25F (the `bm25` feature and ranked search): per prompt word, the field-weighted,
+# length-normalised term frequency, saturated, times the word's IDF.
+BM25_K1 = 1.2
+BM25_FIELDS = (("id", 3.0, 0.0), ("desc", 3.0, 0.5), ("body", 1.0, 0.75))
+
+
+def _cognate_tf(tokens: Iterable[str], doc: Doc, word: str, key: str | None) -> int:
+    if key is None:
+        return 0
+    return sum(1 for t in tokens if t != word and doc.keys.get(t) == key)
+
+
+def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
+    """BM25F over id, desc and body; cognate-only occurrences count half."""
+    score = 0.0
+    anchor_exact: set[str] = set()
+    anchor_cog: set[str] = set()
+    covered: set[str] = set()
+    matched: set[str] = set()
+    body_norm = 1.0 - 0.75 + 0.75 * (doc.body_len / index.avg_body if index.avg_body else 1.0)
+    desc_norm = 1.0 - 0.5 + 0.5 * (len(doc.desc_set) / index.avg_desc if index.avg_desc else 1.0)
+    for word in prompt.words:
+        key = keys.get(word)
+        tf = 0.0
+        if word in doc.id_set:
+            tf += 3.0
+            anchor_exact.add(word)
+        if word in doc.desc_set:
+            tf += 3.0 / desc_norm
+            anchor_exact.add(word)
+        body_tf = doc.body.get(word, 0)
+        if body_tf:
+            tf += body_tf / body_norm
+        exact = tf > 0
+        if key is not None and prompt.cognates:
+            cid = _cognate_tf(doc.id_set, doc, word, key)
+            cdesc = _cognate_tf(doc.desc_set, doc, word, key)
+            cbody = sum(c for t, c in doc.body.items() if t != word and doc.keys.get(t) == key)
+            ctf = 3.0 * cid + 3.0 * cdesc / desc_norm + cbody / body_norm
+            if ctf:
+                tf += cognates.WEIGHT * ctf
+                if (cid or cdesc) and word not in anchor_exact:
+                    anchor_cog.add(word)
+        if tf <= 0:
+            continue
+        covered.add(word)
+        if exact:
+            matched.add(word)
+        score += index.bm25_idf(word) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+    return Match(
+        doc=doc,
+        score=score,
+        anchor_exact=frozenset(anchor_exact),
+        anchor_cognates=frozenset(anchor_cog),
+        matched=frozenset(matched),
+        covered=frozenset(covered),
+    )
+
+
+def score_all_bm25(index: Index, prompt: Prompt) -> list[Match]:
+    keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
+    return [score_bm25(index.docs[i], prompt, index, keys) for i in candidates(index, prompt)]

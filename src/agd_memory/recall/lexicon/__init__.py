@@ -1,0 +1,68 @@
+"""Synonyms: words recall treats as one, across languages and per project.
+
+A synonyms file has one group a line, words separated by commas (`#` starts a comment):
+
+    invoice, fattura, factura, facture, rechnung
+    pos, cassa, till, checkout
+
+Every word of a group is mapped, after tokenizing and stemming, to one concept
+token (`~` plus the first word's stem), on the prompt and on the blocks alike, so
+`fattura` in a prompt matches `invoice` in a block exactly. A group member that
+already belongs to a group joins the whole line to that group. Words that tokenize
+into more than one token (phrases) are ignored: matching is word by word.
+
+`concepts.txt` beside this file is the built-in list (the `concepts` feature); a
+project adds or extends groups with its own file (`AGD_RECALL_SYNONYMS_FILE`, or
+`.agd-synonyms` beside the project memory file), which is opt-in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+
+BUILTIN = Path(__file__).parent / "concepts.txt"
+CONCEPT_MARK = "~"
+PROJECT_FILE_NAME = ".agd-synonyms"
+
+
+def read_groups(path: Path) -> list[list[str]]:
+    """The groups of a synonyms file; a missing or unreadable file has none."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    groups = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = [w.strip() for w in line.split(",") if w.strip()]
+        if len(words) >= 2:
+            groups.append(words)
+    return groups
+
+
+def build_map(groups: Iterable[list[str]], normalize: Callable[[str], list[str]]) -> dict[str, str]:
+    """word (normalized) -> concept token. `normalize` is the analyzer's tokenize+stem."""
+    mapping: dict[str, str] = {}
+    for words in groups:
+        normalized = []
+        for w in words:
+            toks = normalize(w)
+            if len(toks) == 1:
+                normalized.append(toks[0])
+        if not normalized:
+            continue
+        concept = next((mapping[t] for t in normalized if t in mapping), None)
+        if concept is None:
+            concept = CONCEPT_MARK + normalized[0]
+        for t in normalized:
+            mapping.setdefault(t, concept)
+    return mapping
+
+
+@lru_cache(maxsize=8)
+def builtin_groups() -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(g) for g in read_groups(BUILTIN))
