@@ -164,7 +164,7 @@ def _grouped(entries: Iterable[Entry]) -> list[tuple[tuple[str, str], list[Entry
 
 
 def _group_title(layer: str, kind: str) -> str:
-    return f"## {kind[2:]} ({layer})"
+    return f"## {kind[2:]} ({layer} layer)"
 
 
 def _line(e: Entry) -> str:

@@ -1,0 +1,300 @@
+"""The store's verbs: `save get toc delete rename where`, thin adapters over `store`.
+
+Each builds `Settings.load()` once, resolves the layers with `paths.resolve` and
+calls one store function. `save` keeps the earlier plugin's `agd_mem_save.py`
+arguments, so the distiller prompt and users' scripts keep working. Every verb
+takes `--json`; errors are raised as `UserError` and printed by `cli.main` as one
+line with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .. import paths, store
+from .. import toc as toc_module
+from ..errors import UserError
+from ..settings import Settings
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument as a one-line `UserError` (exit 1)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        verb = self.prog.split()[-1]
+        raise UserError(f"{verb}: {message} (see `{self.prog} --help`)")
+
+
+def _parser(verb: str, description: str, example: str) -> _Parser:
+    p = _Parser(
+        prog=f"agd-memory {verb}",
+        description=f"{description}\n\nExample:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--cwd", help="project folder (default: the current folder)")
+    return p
+
+
+def _scope_arg(p: argparse.ArgumentParser, default: str, choices: Sequence[str]) -> None:
+    p.add_argument(
+        "--scope", default=default, choices=list(choices), help=f"layer (default {default})"
+    )
+
+
+def _layers(args: argparse.Namespace) -> tuple[Settings, paths.Layers]:
+    settings = Settings.load()
+    return settings, paths.resolve(settings, cwd=args.cwd)
+
+
+def _files(args: argparse.Namespace) -> list[store.MemoryFile]:
+    settings, layers = _layers(args)
+    return store.open_files(layers.select(args.scope), settings)
+
+
+def _id_list(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [p.strip().lstrip("#") for p in text.split(",") if p.strip().lstrip("#")]
+
+
+def _emit(data: object) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+# -- save ----------------------------------------------------------------------------
+
+
+def save(argv: list[str]) -> int:
+    p = _parser(
+        "save",
+        "Save or update one memory block (the lock, lifecycle dates, refs and secret checks apply).",
+        'agd-memory save x-project db-choice --desc "database" --content "We use Postgres 16."',
+    )
+    p.add_argument("kind", help="x-user, x-feedback, x-project, x-reference or any x-<name>")
+    p.add_argument("id", help="block id, e.g. db-choice")
+    p.add_argument("--desc", help='one-line summary ("" clears it)')
+    body = p.add_mutually_exclusive_group(required=True)
+    body.add_argument("--content", help="the block's body")
+    body.add_argument("--content-file", help="read the body from this file (- for stdin)")
+    p.add_argument("--refs", help='ids this block relates to, comma list ("" clears)')
+    p.add_argument("--status", help='open, done or superseded ("" clears)')
+    p.add_argument("--supersedes", help="ids this block replaces, comma list")
+    p.add_argument(
+        "--allow-secrets", action="store_true", help="save even if it looks like a secret"
+    )
+    _scope_arg(p, "project", ("project", "global"))
+    args = p.parse_args(argv)
+
+    content = args.content if args.content is not None else _read_content(args.content_file)
+    settings, layers = _layers(args)
+    layer = layers.select(args.scope)[0]
+    mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
+    result = mf.save(
+        args.kind,
+        args.id,
+        content,
+        desc=args.desc,
+        refs=_id_list(args.refs),
+        status=args.status,
+        supersedes=_id_list(args.supersedes),
+        allow_secrets=args.allow_secrets,
+    )
+    if args.json:
+        _emit(
+            {
+                "id": result.id,
+                "kind": result.kind,
+                "action": result.action,
+                "path": str(result.path),
+                "layer": layer.name,
+                "refs": list(result.refs),
+                "superseded": list(result.superseded),
+                "ignored": list(result.ignored),
+                "message": result.message,
+            }
+        )
+    else:
+        print(result.message)
+    return 0
+
+
+def _read_content(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UserError(f"cannot read --content-file {path}: {reason}") from None
+
+
+# -- get -----------------------------------------------------------------------------
+
+
+def get(argv: list[str]) -> int:
+    p = _parser(
+        "get",
+        "Print blocks by id from both layers, optionally with the blocks they cite and cite them.",
+        "agd-memory get db-choice --follow-refs --with-backlinks",
+    )
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--follow-refs", action="store_true", help="add the blocks these cite")
+    p.add_argument("--depth", type=int, default=1, help="hops for --follow-refs (default 1)")
+    p.add_argument("--with-backlinks", action="store_true", help="add the blocks citing these")
+    p.add_argument("--limit", type=int, help="most extra blocks from refs and backlinks")
+    _scope_arg(p, "all", paths.SCOPES)
+    args = p.parse_args(argv)
+    result = store.get(
+        _files(args),
+        args.ids,
+        follow_refs=args.follow_refs,
+        depth=args.depth,
+        with_backlinks=args.with_backlinks,
+        limit=args.limit,
+    )
+    if args.json:
+        _emit({"entries": [e.to_dict() for e in result.entries], "missing": result.missing})
+    else:
+        sys.stdout.write("\n".join(e.to_agd() for e in result.entries))
+    if result.missing:
+        ids = ", ".join(f"#{i}" for i in result.missing)
+        where = "any layer" if args.scope == "all" else f"the {args.scope} layer"
+        print(f"agd-memory: not found in {where}: {ids}", file=sys.stderr)
+    return 1 if result.missing and not result.entries else 0
+
+
+# -- toc -----------------------------------------------------------------------------
+
+
+def toc(argv: list[str]) -> int:
+    p = _parser(
+        "toc",
+        "The table of contents of both layers (what a session starts with), or a filtered list.",
+        "agd-memory toc --kind project --status open",
+    )
+    p.add_argument("--kind", help="only this kind (x-project or project)")
+    p.add_argument("--status", help="only this status (open, done, superseded)")
+    p.add_argument("--since", help="only entries updated (or created) on or after YYYY-MM-DD")
+    p.add_argument(
+        "--budget", type=int, help="token budget of the table (default AGD_TOC_TOKEN_BUDGET)"
+    )
+    _scope_arg(p, "all", paths.SCOPES)
+    args = p.parse_args(argv)
+    files = _files(args)
+    settings = files[0].settings if files else Settings.load()
+    filtered = args.kind or args.status or args.since
+    if args.json or filtered:
+        entries = toc_module.list_entries(
+            files, kind=args.kind, status=args.status, since=args.since
+        )
+        if args.json:
+            keys = (
+                "id",
+                "kind",
+                "desc",
+                "status",
+                "created",
+                "updated",
+                "layer",
+                "refs",
+                "supersedes",
+            )
+            _emit([{k: v for k, v in e.to_dict().items() if k in keys} for e in entries])
+        else:
+            for e in entries:
+                notes = ", ".join(x for x in (e.status, e.date) if x)
+                print(f"#{e.id}\t{e.kind}\t{e.desc or ''}" + (f"\t[{notes}]" if notes else ""))
+        return 0
+    if args.budget is not None:
+        settings = settings.replace(toc_token_budget=args.budget)
+    sys.stdout.write(toc_module.render(files, settings))
+    return 0
+
+
+# -- delete, rename --------------------------------------------------------------------
+
+
+def delete(argv: list[str]) -> int:
+    p = _parser(
+        "delete",
+        "Remove a block; prints the blocks that still cite it.",
+        "agd-memory delete old-note",
+    )
+    p.add_argument("id")
+    _scope_arg(p, "project", ("project", "global"))
+    args = p.parse_args(argv)
+    result = _files(args)[0].delete(args.id)
+    if args.json:
+        _emit(
+            {
+                "id": result.id,
+                "kind": result.kind,
+                "path": str(result.path),
+                "cited_by": list(result.cited_by),
+                "message": result.message,
+            }
+        )
+    else:
+        print(result.message)
+    return 0
+
+
+def rename(argv: list[str]) -> int:
+    p = _parser(
+        "rename",
+        "Rename a block and rewrite every refs, supersedes and #citation of it in the file.",
+        "agd-memory rename db db-choice",
+    )
+    p.add_argument("old")
+    p.add_argument("new")
+    _scope_arg(p, "project", ("project", "global"))
+    args = p.parse_args(argv)
+    result = _files(args)[0].rename(args.old, args.new)
+    if args.json:
+        _emit(
+            {
+                "old": result.old,
+                "new": result.new,
+                "path": str(result.path),
+                "rewritten": list(result.rewritten),
+                "message": result.message,
+            }
+        )
+    else:
+        print(result.message)
+    return 0
+
+
+# -- where -----------------------------------------------------------------------------
+
+
+def where(argv: list[str]) -> int:
+    p = _parser(
+        "where",
+        "Print the project and global memory files this folder resolves to, and why.",
+        "agd-memory where --cwd ~/src/myproject",
+    )
+    args = p.parse_args(argv)
+    settings, layers = _layers(args)
+    report = {}
+    for layer in (layers.project, layers.global_):
+        report[layer.name] = {
+            "path": str(layer.path),
+            "exists": layer.path.is_file(),
+            "reason": layer.reason,
+        }
+    report["index"] = {"path": str(paths.index_file(settings))}
+    if args.json:
+        _emit(report)
+        return 0
+    for name in ("project", "global"):
+        info = report[name]
+        state = "exists" if info["exists"] else "not created yet"
+        print(f"{name}: {info['path']} ({state})")
+        print(f"  why: {info['reason']}")
+    return 0
