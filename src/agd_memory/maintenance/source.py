@@ -32,15 +32,21 @@ class SourceFile:
 
     @classmethod
     def parse(cls, path: Path, raw: str) -> SourceFile:
-        # The parser normalises BOM and CRLF and reports offsets in the normalised
-        # text, so edits are made there and the original line ends restored after.
-        text = normalise(raw)
+        """Parse `raw`; a parse error becomes a one-line `MemoryFileError` naming the file."""
         try:
-            document = agd.parse(text)
+            return cls.parse_strict(path, raw)
         except AgdError as exc:
             raise MemoryFileError(
                 f"{path}: {exc} — fix that line by hand, then run the command again"
             ) from None
+
+    @classmethod
+    def parse_strict(cls, path: Path, raw: str) -> SourceFile:
+        """Parse `raw`, letting `AgdError` (with its line and column) through."""
+        # The parser normalises BOM and CRLF and reports offsets in the normalised
+        # text, so edits are made there and the original line ends restored after.
+        text = normalise(raw)
+        document = agd.parse(text)
         return cls(
             path=path,
             text=text,

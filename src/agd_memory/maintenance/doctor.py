@@ -1,0 +1,143 @@
+"""`agd-memory doctor`: check the memory files and the installation, one line per finding.
+
+Checks, in order: each layer's file (exists, parses — with line and column —,
+how many entries), dangling refs, superseded blocks still cited, secret-shaped
+strings, the SessionStart table of contents against its budget, entries that
+look like duplicates, stale distiller locks, the hooks and MCP server this
+plugin registers (and Claude Code's `enabledPlugins`), and the Python and MCP
+SDK the hooks and the server will run with.
+
+Every line says what is wrong and what to do. Exit status 1 when any line is a
+`warn` or an `error` (something needs action), 0 otherwise. Checks never write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agd.errors import AgdError
+
+from ..errors import UserError
+from ..settings import Settings
+from . import checks_env, checks_memory
+from .findings import LEVELS, Finding
+from .progress import Progress
+
+
+@dataclass
+class Context:
+    """What the checks look at; tests build one pointing at fixtures."""
+
+    settings: Settings
+    files: list[tuple[str, Path]]
+    """(layer name, memory file) pairs to check."""
+    plugin_root: Path
+    claude_settings: Path
+    """Claude Code's user settings file (`~/.claude/settings.json`)."""
+    python_probe: checks_env.Probe = field(default_factory=lambda: checks_env.probe_python)
+
+
+def default_context(settings: Settings, cwd: str | None = None) -> Context:
+    from .. import paths
+
+    layers = paths.resolve(settings, cwd=cwd)
+    files = [(layer.name, layer.path) for layer in layers.select("all")]
+    root = settings.plugin_root or Path(__file__).resolve().parents[3]
+    return Context(
+        settings=settings,
+        files=files,
+        plugin_root=root,
+        claude_settings=paths.home(settings) / ".claude" / "settings.json",
+    )
+
+
+def run_checks(ctx: Context, *, progress: Progress | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    memories = checks_memory.load(ctx.files, findings)
+    steps = [
+        ("refs", lambda: checks_memory.dangling_refs(memories)),
+        ("superseded", lambda: checks_memory.superseded_cited(memories)),
+        ("secrets", lambda: checks_memory.secret_strings(memories)),
+        ("toc", lambda: checks_memory.toc_budget(memories, ctx.settings)),
+        ("duplicates", lambda: checks_memory.duplicates(memories)),
+        ("locks", lambda: checks_env.distiller_locks(ctx.settings)),
+        ("plugin", lambda: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
+        ("python", lambda: checks_env.runtimes(ctx.settings, ctx.python_probe)),
+    ]
+    for n, (name, step) in enumerate(steps, 1):
+        if progress is not None:
+            progress.step(n, name)
+        try:
+            findings += step()
+        except (UserError, AgdError, OSError, ValueError) as exc:
+            findings.append(Finding("error", name, f"the {name} check failed: {exc}"))
+    return findings
+
+
+MAX_LINES_PER_CHECK = 20
+"""A memory full of near-duplicates must not bury the other checks; `--json` lists all."""
+
+
+def render(findings: list[Finding]) -> str:
+    width = max(len(level) for level in LEVELS)
+    lines: list[str] = []
+    shown: dict[str, int] = {}
+    hidden: dict[str, int] = {}
+    for f in findings:
+        shown[f.check] = shown.get(f.check, 0) + 1
+        if shown[f.check] <= MAX_LINES_PER_CHECK:
+            lines.append(f"{f.level.ljust(width)}  {f.message}")
+        else:
+            hidden[f.check] = hidden.get(f.check, 0) + 1
+    for check, count in hidden.items():
+        lines.append(
+            f"{'...'.ljust(width)}  and {count} more {check} findings (agd-memory doctor --json lists all)"
+        )
+    problems = sum(1 for f in findings if f.needs_action)
+    if problems:
+        lines.append(
+            f"{problems} problem{'s' if problems != 1 else ''} need{'' if problems != 1 else 's'} action"
+        )
+    else:
+        lines.append("no problems found")
+    return "\n".join(lines)
+
+
+def doctor_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="agd-memory doctor",
+        description="Check the memory files of both layers and the plugin's installation.",
+        epilog="Exit status: 0 when healthy, 1 when something needs action. "
+        "Example: agd-memory doctor --cwd ~/src/app",
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="check these memory files instead of the resolved layers",
+    )
+    parser.add_argument("--cwd", help="project folder whose layers to check (default: here)")
+    parser.add_argument("--json", action="store_true", help="findings as a JSON list")
+    args = parser.parse_intermixed_args(list(argv))
+    settings = Settings.load()
+    ctx = default_context(settings, cwd=args.cwd or os.getcwd())
+    if args.files:
+        ctx.files = [("file", p) for p in args.files]
+    with Progress(8, label="doctor") as progress:
+        findings = run_checks(ctx, progress=progress)
+    if args.json:
+        print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
+    else:
+        print(render(findings))
+    return 1 if any(f.needs_action for f in findings) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(doctor_main(sys.argv[1:]))
