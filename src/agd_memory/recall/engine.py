@@ -61,7 +61,7 @@ class RecallResult:
         if self.skipped or not self.chosen:
             return ""
         ids = [str(s.entry.id) for s in self.chosen]
-        head = render.header(ids, "matched this prompt; full memory via agd_memory_search")
+        head = render.header(ids)
         return head + "\n\n" + "\n".join(s.text for s in self.chosen)
 
     @property

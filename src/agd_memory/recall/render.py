@@ -64,8 +64,15 @@ def reference_text(entry: Any) -> str:
     return f"{head} [#{entry.id}]\n{FENCE}\n{body}\n{FENCE}\n"
 
 
-def header(ids: list[str], reason: str) -> str:
+HEADER_PREFIX = "[agd-memory:auto-recall]"
+
+
+def header(ids: list[str]) -> str:
+    """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); ...`"""
     n = len(ids)
     noun = "block" if n == 1 else "blocks"
     listed = ", ".join(f"#{i}" for i in ids)
-    return f"[agd-memory:auto-recall] {n} {noun} {reason} ({listed})"
+    return (
+        f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}); "
+        "search the memory with agd_memory_search for more"
+    )
