@@ -106,3 +106,7 @@ class UnknownId(IdNotFound):
         super().__init__(block_id)
         self.message = f"no block with id `{block_id}`"
         self.args = (self.message,)
+
+
+class MissingDependency(AgdError):
+    """An optional package a feature needs is not installed; the message says how to get it."""

@@ -90,7 +90,7 @@ def convert(ns: argparse.Namespace) -> int:
 
 
 def bench(ns: argparse.Namespace) -> int:
-    from .benchcount import report
+    from .bench import report
 
     write_out(report(ns.file, read_text(ns.file)))
     return 0
