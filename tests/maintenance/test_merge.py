@@ -57,7 +57,10 @@ def test_apply_copies_in_source_order_into_each_kinds_section(fixture_copy, run)
         "h-glossary", "sdi",
     ]  # fmt: skip
     # the header-looking lines in #runbook's fence stayed body
-    assert "@x-reference desc=\"finto blocco dentro il recinto\" [#finto]" in block(dest, "runbook").value
+    assert (
+        '@x-reference desc="finto blocco dentro il recinto" [#finto]'
+        in block(dest, "runbook").value
+    )
     # refs stay valid: ids DEST lacks are dropped, the rest kept
     assert block(dest, "test-prima").attrs["refs"] == "#ci-pipeline"
     assert "refs" not in block(dest, "runbook").attrs
@@ -90,8 +93,8 @@ def test_prefer_newer_resolves_each_way_by_date(fixture_copy, run):
 
 def test_prefer_newer_without_dates_leaves_the_conflict(tmp_path, run):
     source, dest = tmp_path / "s.agd", tmp_path / "d.agd"
-    source.write_text("@h2 Project [#h-project]\n\n@x-project desc=\"a\" [#x]\n~~~\nA\n~~~\n")
-    dest.write_text("@h2 Project [#h-project]\n\n@x-project desc=\"a\" [#x]\n~~~\nB\n~~~\n")
+    source.write_text('@h2 Project [#h-project]\n\n@x-project desc="a" [#x]\n~~~\nA\n~~~\n')
+    dest.write_text('@h2 Project [#h-project]\n\n@x-project desc="a" [#x]\n~~~\nB\n~~~\n')
     status, out, _ = run("merge", source, dest, "--prefer", "newer", "--apply")
     assert status == 1
     assert "neither is newer (SOURCE undated, DEST undated)" in out
@@ -105,7 +108,7 @@ def test_merging_twice_changes_nothing(fixture_copy, run):
     status, out, _ = run("merge", source, dest, "--apply", "--prefer", "source")
     assert status == 0
     assert dest.read_text() == merged
-    assert out.splitlines()[-1].== "copied 0 entries, 9 identical, 0 conflicts"
+    assert out.splitlines()[-1] == "copied 0 entries, 9 identical, 0 conflicts"
 
 
 def test_a_missing_section_heading_is_created_at_the_end(fixture_copy, run):
@@ -113,15 +116,15 @@ def test_a_missing_section_heading_is_created_at_the_end(fixture_copy, run):
     run("merge", source, dest, "--apply", "--prefer", "dest")
     text = dest.read_text()
     assert text.endswith(
-        "@h2 Glossary [#h-glossary]\n\n@x-glossary desc=\"SDI: sistema di interscambio\" "
-        "created=\"2026-01-30\" updated=\"2026-01-30\" [#sdi]\n~~~\n"
+        '@h2 Glossary [#h-glossary]\n\n@x-glossary desc="SDI: sistema di interscambio" '
+        'created="2026-01-30" updated="2026-01-30" [#sdi]\n~~~\n'
         "Il Sistema di Interscambio dell'Agenzia delle Entrate riceve le fatture elettroniche.\n~~~\n"
     )
 
 
 def test_an_entry_id_used_by_a_dest_heading_is_skipped(tmp_path, run):
     source, dest = tmp_path / "s.agd", tmp_path / "d.agd"
-    source.write_text("@x-project desc=\"a\" [#h-project]\n~~~\nA\n~~~\n")
+    source.write_text('@x-project desc="a" [#h-project]\n~~~\nA\n~~~\n')
     dest.write_text("@h2 Project [#h-project]\n")
     status, out, _ = run("merge", source, dest, "--apply")
     assert status == 0
@@ -133,7 +136,10 @@ def test_bad_arguments_are_one_line_errors(fixture_copy, tmp_path, run):
     source, dest = copies(fixture_copy)
     status, _, err = run("merge", tmp_path / "nope.agd", dest)
     assert status == 1
-    assert err == f"agd-memory: SOURCE {tmp_path / 'nope.agd'} is not a file; pass two existing memory files\n"
+    assert (
+        err
+        == f"agd-memory: SOURCE {tmp_path / 'nope.agd'} is not a file; pass two existing memory files\n"
+    )
     status, _, err = run("merge", dest, dest)
     assert status == 1 and "are the same file" in err
 

@@ -89,15 +89,18 @@ def render(findings: list[Finding]) -> str:
     lines: list[str] = []
     shown: dict[str, int] = {}
     hidden: dict[str, int] = {}
+    last: dict[str, int] = {}  # check -> index of its last line shown
     for f in findings:
         shown[f.check] = shown.get(f.check, 0) + 1
         if shown[f.check] <= MAX_LINES_PER_CHECK:
             lines.append(f"{f.level.ljust(width)}  {f.message}")
+            last[f.check] = len(lines) - 1
         else:
             hidden[f.check] = hidden.get(f.check, 0) + 1
-    for check, count in hidden.items():
-        lines.append(
-            f"{'...'.ljust(width)}  and {count} more {check} findings (agd-memory doctor --json lists all)"
+    for check, count in sorted(hidden.items(), key=lambda kv: last[kv[0]], reverse=True):
+        lines.insert(
+            last[check] + 1,
+            f"{'...'.ljust(width)}  and {count} more {check} findings (agd-memory doctor --json lists all)",
         )
     problems = sum(1 for f in findings if f.needs_action)
     if problems:
