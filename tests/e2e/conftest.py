@@ -57,7 +57,10 @@ def e2e_project(tmp_path: Path) -> E2EProject:
     project = tmp_path / "project"
     for d in (home, config_dir, project):
         d.mkdir(parents=True)
-    return E2EProject(root=tmp_path, home=home, config_dir=config_dir, project=project)
+    # AGD_MEMORY_HOME = the isolated HOME: the resolver in this process (which has the
+    # real HOME) then finds the same files as the hooks and the MCP server in the CLI.
+    env = {"AGD_MEMORY_HOME": str(home)}
+    return E2EProject(root=tmp_path, home=home, config_dir=config_dir, project=project, env=env)
 
 
 @pytest.fixture
