@@ -213,26 +213,19 @@ def toc_budget(memories: list[Memory], settings: Settings) -> list[Finding]:
 
 
 def _toc_tokens(memories: list[Memory], settings: Settings) -> tuple[int, str]:
-    """Tokens of the full TOC: the store's renderer when present, else an estimate."""
-    try:
-        from .. import store, toc
+    """Tokens of the whole TOC, rendered by SessionStart's own renderer with no budget."""
+    from .. import store, toc
 
-        files = [store.MemoryFile(m.path, layer=m.layer, settings=settings) for m in memories]
-        text = toc.render(files, settings.replace(toc_token_budget=10**9))
-    except ImportError:
-        # Until agd_memory.toc exists: one line per live entry, as SessionStart shows it.
-        text = "\n".join(
-            f"- #{b.id} ({b.kind}) {b.desc or ''}"
-            for m in memories
-            for b in m.entries
-            if b.attrs.get("status") != "superseded"
-        )
+    files = [store.MemoryFile(m.path, layer=m.layer, settings=settings) for m in memories]
+    text = toc.render(files, settings.replace(toc_token_budget=10**9))
+    count = toc.token_counter()
     try:
-        from ..tokens import count
+        from agd import tokens
 
-        return count(text), ""
+        label = "" if tokens.is_exact() else " (estimated)"
     except ImportError:
-        return (len(text) + 3) // 4, " (estimated)"
+        label = " (estimated)"
+    return count(text), label
 
 
 _WORD = re.compile(r"\w{3,}")

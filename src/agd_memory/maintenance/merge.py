@@ -33,6 +33,7 @@ from agd.errors import AgdError
 from agd.model import Block
 
 from ..errors import MemoryFileError, UserError
+from ..store.rules import section_title
 from . import headers, lifecycle
 from .source import SourceFile, ids_of, is_entry, join_refs, split_refs
 from .writing import Rewrite, rewrite
@@ -141,7 +142,7 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
             edits.append((last + 1, last + 1, lines))
             where = f"after #{anchor}"
         else:
-            title = anchor.removeprefix("h-").replace("-", " ").capitalize()
+            title = section_title(blocks[0].kind)
             new_sections += ["", f"@h2 {title} [#{anchor}]", *lines]
             where = f"in a new section #{anchor}"
         plan.copied += [(str(b.id), b.kind, where) for b in blocks]
@@ -168,7 +169,7 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
     return plan
 
 
-def section_id(kind: str) -> str:
+def section_id(kind: str) -> str:  # the store's rule, see store.memoryfile
     """`x-project` -> `h-project`: the scaffold's heading for a kind (reference §2.3)."""
     return "h-" + kind.removeprefix("x-")
 

@@ -4,8 +4,9 @@
   file, become `refs=` edges (what a save does today), so backlinks and
   follow-refs see them. Space-separated `refs="#a #b"` is rewritten with commas.
 - `lifecycle`: `status`, `created` and `updated` derived from "FATTO"/"TODO"
-  descs and dates in descs and bodies (`lifecycle.py`); dates the earlier
-  script wrote unquoted are re-quoted.
+  descs and dates in descs and bodies (`lifecycle.py`); new dates are written
+  quoted (the earlier script wrote them bare, which the frozen grammar does not
+  allow; the parser here reads both forms the same).
 
 Both work on the parsed document, so fenced bodies are never mistaken for
 headers, only change the header lines of the blocks concerned, never overwrite
@@ -16,7 +17,6 @@ nothing to do. A dry run is the default; `--apply` writes under the lock after a
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,12 +25,11 @@ from pathlib import Path
 from agd.model import FENCED, Document
 
 from ..errors import UserError
+from ..store.entry import CITATION
 from . import headers, lifecycle, targets
 from .progress import Progress
 from .source import SourceFile, ids_of, is_entry, join_refs, split_refs, verify
 from .writing import Rewrite, rewrite
-
-_CITATION = re.compile(r"(?<![A-Za-z0-9_&#/.-])#([A-Za-z_][A-Za-z0-9_-]*)")
 
 
 @dataclass(frozen=True)
@@ -57,14 +56,13 @@ class FileReport:
 def cited_ids(body: str) -> list[str]:
     """`#id` citations in prose, first-seen order, without duplicates.
 
-    A `#` glued to a word, a path or an entity (`C#`, `page.html#top`, `&#39;`)
-    is not a citation.
+    The store's own rule (`store.entry.CITATION`), so a migrated block gets the
+    edges a save of the same body would give it.
     """
     seen: list[str] = []
-    for m in _CITATION.finditer(body):
-        ident = m.group(1).rstrip("-")
-        if ident and ident not in seen:
-            seen.append(ident)
+    for m in CITATION.finditer(body):
+        if m.group(1) not in seen:
+            seen.append(m.group(1))
     return seen
 
 
@@ -103,7 +101,7 @@ def plan_refs(document: Document) -> list[BlockChange]:
     return changes
 
 
-def plan_lifecycle(document: Document, source: SourceFile | None = None) -> list[BlockChange]:
+def plan_lifecycle(document: Document) -> list[BlockChange]:
     changes: list[BlockChange] = []
     for block in document.blocks:
         if not is_entry(block):
@@ -126,11 +124,6 @@ def plan_lifecycle(document: Document, source: SourceFile | None = None) -> list
             new["updated"] = str(created)
         for key, value in new.items():
             notes.append(f"{key}={headers.render_value(value)}")
-        if source is not None:
-            requote = _bare_dates(source.lines[block.line - 1])
-            for key in requote:
-                new[key] = str(attrs[key])
-                notes.append(f"{key} quoted")
         if new:
             changes.append(
                 BlockChange(
@@ -143,16 +136,6 @@ def plan_lifecycle(document: Document, source: SourceFile | None = None) -> list
                 )
             )
     return changes
-
-
-def _bare_dates(line: str) -> list[str]:
-    """`created`/`updated` written as unquoted dates (the earlier script's output)."""
-    out = []
-    for span in headers.scan(line).attrs:
-        value = line[span.value_start : span.value_end]
-        if span.key in ("created", "updated") and lifecycle.is_iso_date(value):
-            out.append(span.key)
-    return out
 
 
 def apply_changes(source: SourceFile, changes: list[BlockChange]) -> str:
@@ -175,7 +158,7 @@ def apply_changes(source: SourceFile, changes: list[BlockChange]) -> str:
 
 PLANNERS: dict[str, Callable[[SourceFile], list[BlockChange]]] = {
     "refs": lambda src: plan_refs(src.document),
-    "lifecycle": lambda src: plan_lifecycle(src.document, src),
+    "lifecycle": lambda src: plan_lifecycle(src.document),
 }
 
 
