@@ -349,7 +349,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
         covered.add(word)
         if exact:
             matched.add(word)
-        score += index.bm25_idf(word) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+        score += index.weight(word) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
     return Match(
         doc=doc,
         score=score,

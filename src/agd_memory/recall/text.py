@@ -47,8 +47,11 @@ def fold(word: str) -> str:
     """Lowercase without accents: `Perché` -> `perche`, `Straße` -> `strasse`."""
     if word.isascii():
         return word.lower()
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    for _ in range(2):  # twice: casefolding can produce letters that decompose again
+        decomposed = unicodedata.normalize("NFKD", word).casefold()
+        word = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # recompose what is left, so Hangul syllables (which decompose into jamo) come back whole
+    return unicodedata.normalize("NFC", word)
 
 
 def reference_tokens(text: str, min_len: int) -> list[str]:

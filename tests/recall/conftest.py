@@ -1,0 +1,29 @@
+"""Fixtures for the recall tests: settings from a clean env, memory files on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from recall_helpers import write_memory
+
+from agd_memory.recall._shim_store import ShimFile
+from agd_memory.settings import Settings
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path):
+    """Settings from the given variables only (no user env, no config file)."""
+
+    def make(**env: str) -> Settings:
+        return Settings.load({"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), **env})
+
+    return make
+
+
+@pytest.fixture
+def memory_file(tmp_path: Path):
+    def make(blocks: list[str], name: str = "memory.agd", layer: str = "project") -> ShimFile:
+        return ShimFile(write_memory(tmp_path / name, blocks), layer)
+
+    return make

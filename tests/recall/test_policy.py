@@ -1,0 +1,193 @@
+"""Gates, the anchor rule, floors, top-k, recency and the budget (reference rules)."""
+
+from __future__ import annotations
+
+from recall_helpers import entry
+
+from agd_memory.recall import policy
+from agd_memory.recall.features import REFERENCE
+from agd_memory.recall.policy import Gates, Ranking, fit_budget, rank, should_skip
+from agd_memory.recall.scoring import Analyzer, Index, Prompt, score_all
+
+NO_FLOORS = Ranking(top_k=10, min_score=0.0, min_score_ratio=0.0)
+
+
+def ranked(entries, words, ranking=NO_FLOORS, fuzzy=False):
+    an = Analyzer(REFERENCE)
+    idx = Index(entries, an)
+    return [
+        m.doc.entry.id for m in rank(score_all(idx, Prompt.build(words, an, fuzzy=fuzzy)), ranking)
+    ]
+
+
+# ---- should_skip
+
+
+def skip(prompt, min_words=3, **kw):
+    words = [w for w in prompt.lower().split() if len(w) >= 3 and w not in ("the", "and")]
+    return should_skip(prompt, words, Gates(min_words=min_words, **kw))
+
+
+def test_empty_and_whitespace_prompts_are_skipped() -> None:
+    assert skip("") == policy.EMPTY
+    assert skip("   \n ") == policy.EMPTY
+
+
+def test_prompts_below_min_words_are_skipped() -> None:
+    assert skip("ok") == policy.BELOW_MIN_WORDS
+    assert skip("the and") == policy.BELOW_MIN_WORDS
+    assert skip("deploy staging server") is None
+
+
+def test_too_long_prompt_is_skipped() -> None:
+    assert skip("word " * 1000) == policy.TOO_LONG
+    assert skip("word " * 1000, max_prompt_chars=10_000) is None
+
+
+def test_code_fence_anywhere_is_a_code_paste() -> None:
+    assert skip("why does this fail ```x = 1``` please help") == policy.CODE_PASTE
+
+
+def test_indentation_ratio_marks_a_code_paste() -> None:
+    code = "def f():\n" + "".join(f"    line{i} = {i}\n" for i in range(5))
+    assert skip(code) == policy.CODE_PASTE
+    assert skip(code, code_line_ratio=0.95) is None
+
+
+def test_four_lines_are_never_a_code_paste_by_indentation() -> None:
+    assert not policy.looks_like_code("a\n  b\n  c\n  d", 0.4)
+
+
+def test_disabled_wins_over_everything() -> None:
+    assert skip("deploy staging server", disabled=True) == policy.DISABLED
+
+
+def test_short_gate_lets_an_exact_hit_through() -> None:
+    words = ["deploy"]
+    assert should_skip("deploy", words, Gates()) == policy.BELOW_MIN_WORDS
+    assert should_skip("deploy", words, Gates(), exact_hit=lambda ws: "deploy" in ws) is None
+    assert (
+        should_skip("hello", ["hello"], Gates(), exact_hit=lambda ws: False)
+        == policy.BELOW_MIN_WORDS
+    )
+
+
+# ---- ranking
+
+
+def test_zero_score_blocks_are_dropped() -> None:
+    assert ranked([entry("alpha", desc="alpha"), entry("beta", desc="beta")], ["alpha"]) == [
+        "alpha"
+    ]
+
+
+def test_ties_go_to_the_shorter_body_then_the_lower_id() -> None:
+    entries = [
+        entry("b", desc="deploy", body="long body text here"),
+        entry("c", desc="deploy", body="tiny"),
+        entry("a", desc="deploy", body="tiny"),
+    ]
+    # equal desc hits; body lengths differ in tokens, so compare two with equal bodies
+    got = ranked(entries[1:], ["deploy"])
+    assert got == ["a", "c"]
+
+
+def test_recency_breaks_ties_before_body_length() -> None:
+    entries = [
+        entry("old", desc="deploy", body="abc", updated="2025-01-01"),
+        entry("new", desc="deploy", body="abcdefghijkl", updated="2026-01-01"),
+    ]
+    assert ranked(entries, ["deploy"])[0] == "new"
+
+
+def test_ratio_floor_prunes_a_tail_block() -> None:
+    entries = [
+        entry("strong", desc="alpha beta gamma"),
+        entry("weak", desc="alpha", body=" ".join(f"w{i}xx" for i in range(200))),
+    ]
+    words = ["alpha", "beta", "gamma"]
+    assert ranked(entries, words) == ["strong", "weak"]
+    assert ranked(entries, words, Ranking(top_k=3, min_score=0.0, min_score_ratio=0.35)) == [
+        "strong"
+    ]
+
+
+def test_absolute_floor_can_return_nothing() -> None:
+    assert ranked([entry("a", desc="alpha")], ["alpha"], Ranking(min_score=5.0)) == []
+
+
+def test_anchor_rule_drops_body_only_matches() -> None:
+    entries = [entry("x1", desc="unrelated", body="lista lista")]
+    assert ranked(entries, ["lista"], Ranking(min_score=0, min_score_ratio=0)) == []
+    assert ranked(entries, ["lista"], Ranking(min_score=0, require_anchor=False)) == ["x1"]
+
+
+def test_desc_match_with_a_long_body_is_kept() -> None:
+    body = " ".join(f"token{i}" for i in range(300))
+    assert ranked([entry("x1", desc="deploy", body=body)], ["deploy"], Ranking(min_score=0)) == [
+        "x1"
+    ]
+
+
+def test_two_cognates_in_desc_anchor_one_does_not() -> None:
+    two = entry("x1", desc="categoria prodotti")
+    one = entry("x2", desc="categoria")
+    r = Ranking(min_score=0, min_score_ratio=0)
+    assert (
+        ranked([two], ["category", "products"], r, fuzzy=True) == []
+    )  # `products`: no 5-prefix match
+    assert ranked(
+        [entry("x3", desc="categoria catalogo")], ["category", "catalogue"], r, fuzzy=True
+    ) == ["x3"]
+    assert ranked([one], ["category"], r, fuzzy=True) == []
+
+
+def test_one_cognate_plus_one_exact_hit_is_enough() -> None:
+    r = Ranking(min_score=0, min_score_ratio=0)
+    assert ranked([entry("x1", desc="categoria truck")], ["category", "truck"], r, fuzzy=True) == [
+        "x1"
+    ]
+
+
+def test_fuzzy_anchor_min_1_admits_a_single_cognate() -> None:
+    r = Ranking(min_score=0, min_score_ratio=0, fuzzy_anchor_min=1)
+    assert ranked([entry("x1", desc="categoria")], ["category"], r, fuzzy=True) == ["x1"]
+
+
+def test_fuzzy_anchor_min_0_turns_the_anchor_rule_off() -> None:
+    # reference behaviour, kept for compatibility: 0 also admits body-only matches
+    r = Ranking(min_score=0, min_score_ratio=0, fuzzy_anchor_min=0)
+    assert ranked([entry("x1", body="lista")], ["lista"], r) == ["x1"]
+
+
+def test_superseded_blocks_are_skipped_unless_allowed() -> None:
+    entries = [entry("old", desc="deploy", status="superseded"), entry("new", desc="deploy")]
+    assert ranked(entries, ["deploy"]) == ["new"]
+    assert sorted(ranked(entries, ["deploy"], Ranking(min_score=0, skip_superseded=False))) == [
+        "new",
+        "old",
+    ]
+
+
+def test_top_k_limits_the_result() -> None:
+    entries = [entry(f"b{i}", desc="deploy") for i in range(5)]
+    assert len(ranked(entries, ["deploy"], Ranking(top_k=2, min_score=0))) == 2
+
+
+# ---- budget
+
+
+def test_budget_keeps_the_first_block_even_when_too_big() -> None:
+    assert fit_budget([500, 10], 200) == 1
+
+
+def test_budget_stops_at_the_first_overflow_instead_of_skipping() -> None:
+    assert fit_budget([100, 150, 10], 200) == 1
+
+
+def test_budget_stops_once_reached() -> None:
+    assert fit_budget([100, 100, 10], 200) == 2
+
+
+def test_estimate_tokens_rounds_up() -> None:
+    assert policy.estimate_tokens(9) == 3
