@@ -87,6 +87,9 @@ def test_a_finished_session_is_distilled_by_the_real_cli(claude, fake_api, e2e_p
         ),
         Reply.text("Created the jobs table; the queue now uses Postgres with SKIP LOCKED."),
     )
+    # The resolver takes its home from AGD_MEMORY_HOME (else the real home): pin it for both
+    # this process and the session, so the test and the hooks agree on the file.
+    e2e_project.env["AGD_MEMORY_HOME"] = str(e2e_project.home)
     memory = e2e_project.memory_path()
     env = {
         "AGD_DISTILL_CLAUDE": claude_binary() or "",
@@ -101,9 +104,7 @@ def test_a_finished_session_is_distilled_by_the_real_cli(claude, fake_api, e2e_p
     assert target.exists(), "the scripted Write ran in the session"
 
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (
-        memory.exists() and "queue-db" in memory.read_text()
-    ):
+    while time.monotonic() < deadline and not find_runs(e2e_project.home):
         time.sleep(0.2)
     runs = find_runs(e2e_project.home)
     assert memory.exists() and "#queue-db" in memory.read_text(), f"runs: {runs}"
