@@ -315,7 +315,7 @@ def config(argv: list[str]) -> int:
     if sub == "reset":
         try:
             path.unlink()
-            print(f"removed {path}; langs back to the default (en)")
+            print(f"removed {path}; settings back to their defaults")
         except FileNotFoundError:
             print(f"no config file at {path}; nothing to reset")
         return 0
@@ -358,16 +358,10 @@ def _langs_with_source(settings: Settings, data: dict[str, Any]) -> tuple[list[s
         return list(settings.recall_langs or ()), "env (AGD_RECALL_LANGS)"
     if source == "config file":
         return list(settings.recall_langs or ()), "config file"
-    from ..recall.engine import DEFAULT_LANGS, langs_of
-
-    langs = langs_of(settings, _default_features())
-    return list(langs), "default" if tuple(langs) != DEFAULT_LANGS or True else "default"
-
-
-def _default_features() -> frozenset[str]:
+    from ..recall.engine import langs_of
     from ..recall.features import DEFAULT
 
-    return DEFAULT
+    return list(langs_of(settings, DEFAULT)), "default"
 
 
 def _source_label(source: str, var: str) -> str:
