@@ -48,6 +48,10 @@ def install_root(plugin_root: Path | None) -> Path:
     return plugin_root if plugin_root is not None else REPO_ROOT
 
 
+MISSING = STATIC_DIR / "vendor-missing.js"
+"""Sent for a library that is not installed: a comment, so the page logs no error."""
+
+
 def build_table(plugin_root: Path | None = None) -> dict[str, Asset]:
     table: dict[str, Asset] = {}
     for file in sorted(STATIC_DIR.iterdir()):
@@ -57,16 +61,17 @@ def build_table(plugin_root: Path | None = None) -> dict[str, Asset]:
     if "/index.html" in table:
         table["/"] = table["/index.html"]
     modules = node_modules_dir(plugin_root)
-    if modules is not None:
-        for url, rel in VENDOR.items():
-            file = modules / rel
-            if file.is_file():
-                table[url] = Asset(file, CONTENT_TYPES[".js"])
+    for url, rel in VENDOR.items():
+        file = modules / rel if modules is not None else MISSING
+        table[url] = Asset(file if file.is_file() else MISSING, CONTENT_TYPES[".js"])
     return table
 
 
 def vendor_status(table: dict[str, Asset]) -> dict[str, bool]:
+    def installed(url: str) -> bool:
+        return url in table and table[url].path != MISSING
+
     return {
-        "cytoscape": "/vendor/cytoscape.min.js" in table,
-        "markdown_it": "/vendor/markdown-it.min.js" in table,
+        "cytoscape": installed("/vendor/cytoscape.min.js"),
+        "markdown_it": installed("/vendor/markdown-it.min.js"),
     }

@@ -1,7 +1,7 @@
 // Entry point: loads the project list and one project's memory, wires the views, the picker,
 // the theme, keyboard shortcuts and the live reload. Talks only to the server it came from.
 import { clear, el, fmtBytes, fmtDate } from "./dom.js";
-import { clearSelection, fit, focusNode, relayout, restyle, select, showGraph } from "./graph.js";
+import { clearSelection, fit, focusNode, linkedOnlyChanged, relayout, restyle, select, showGraph } from "./graph.js";
 import { collapseAll, expandAll, jumpTo, renderRead } from "./read.js";
 import { closePalette, openPalette, paletteOpen, setupPalette } from "./search.js";
 import { actions, setData, state } from "./state.js";
@@ -160,6 +160,7 @@ function setupControls() {
   $("group-by").addEventListener("change", (e) => { state.group = e.target.value; renderRead(); });
   $("graph-fit").addEventListener("click", fit);
   $("graph-relayout").addEventListener("click", relayout);
+  $("graph-linked").addEventListener("change", linkedOnlyChanged);
   $("project").addEventListener("change", async (e) => {
     state.key = e.target.value;
     state.expanded.clear();

@@ -34,15 +34,44 @@ function graphStyle() {
   ];
 }
 
-function layoutOptions(animate) {
-  const n = cy ? cy.nodes().length : 0;
+function coseOptions(n, animate) {
   return {
-    name: "cose", animate, animationDuration: 600, randomize: true, padding: 30,
+    name: "cose", animate, animationDuration: 600, randomize: true, fit: false, padding: 30,
     idealEdgeLength: () => 90, nodeRepulsion: () => 6000, nodeOverlap: 8,
     // cose is quadratic per iteration: fewer iterations keep a 2,000-block graph usable.
     numIter: n > 1000 ? 200 : n > 300 ? 500 : 1000,
     componentSpacing: 60, nodeDimensionsIncludeLabels: false,
   };
+}
+
+// Linked blocks go through cose; blocks with no edge at all would only be scattered by it
+// (and dwarf the linked ones), so they sit in a grid under the linked part, grouped by kind.
+function layout(animate) {
+  const linked = cy.nodes().filter((n) => n.degree(false) > 0);
+  const lonely = cy.nodes().not(linked).sort((a, b) => compareKinds(a.data("kind"), b.data("kind")) || a.data("label").localeCompare(b.data("label")));
+  const placeLonely = () => {
+    if (lonely.nonempty()) {
+      const gap = 48;
+      const bb = linked.nonempty() ? linked.boundingBox() : { x1: 0, x2: 0, y2: 0, w: 0 };
+      const cols = Math.max(Math.ceil(Math.sqrt(lonely.length * 2.5)), Math.floor(bb.w / gap) + 1);
+      const x0 = (bb.x1 + bb.x2) / 2 - ((Math.min(cols, lonely.length) - 1) * gap) / 2;
+      const y0 = bb.y2 + (linked.nonempty() ? 90 : 0);
+      lonely.positions((_node, i) => ({ x: x0 + (i % cols) * gap, y: y0 + Math.floor(i / cols) * gap }));
+    }
+    applyLinkedOnly(lonely);
+    const visible = cy.nodes(":visible");
+    if (animate) cy.animate({ fit: { eles: visible, padding: 30 } }, { duration: 300 });
+    else cy.fit(visible, 30);
+  };
+  if (linked.empty()) { placeLonely(); return; }
+  const run = linked.union(linked.edgesWith(linked)).layout(coseOptions(linked.length, animate));
+  run.one("layoutstop", placeLonely);
+  run.run();
+}
+
+function applyLinkedOnly(lonely) {
+  const only = document.getElementById("graph-linked").checked;
+  lonely.style("display", only ? "none" : "element");
 }
 
 function elements() {
@@ -89,7 +118,7 @@ function showPane(b) {
   const pane = clear(document.getElementById("graph-pane"));
   const status = isSuperseded(b) ? "superseded" : b.status;
   pane.append(
-    el("div", { class: "pane-head" }, kindChip(b.kind), layerBadge(b.layer), statusChip(status)),
+    el("div", { class: "pane-head" }, kindChip(b.kind), b.layer === "global" ? layerBadge(b.layer) : null, statusChip(status)),
     el("h3", { class: "pane-id" }, el("code", { text: `#${b.id}` })),
     el("p", { class: b.desc ? "pane-desc" : "pane-desc muted", text: b.desc || "(no description)" }),
   );
@@ -131,7 +160,7 @@ function build() {
     layout: { name: "preset" },
     minZoom: 0.05, maxZoom: 4,
   });
-  cy.layout(layoutOptions(false)).run();
+  layout(false);
   cy.on("tap", "node", (e) => select(e.target.id()));
   cy.on("tap", (e) => { if (e.target === cy) clearSelection(); });
   builtFor = { data: state.data, hidden: [...state.hiddenLayers].join() };
@@ -160,9 +189,15 @@ export function showGraph() {
 }
 
 export function fit() { if (cy) cy.animate({ fit: { padding: 30 } }, { duration: 300 }); }
-export function relayout() { if (cy) cy.layout(layoutOptions(true)).run(); }
+export function relayout() { if (cy) layout(true); }
+export function linkedOnlyChanged() {
+  if (!cy) return;
+  applyLinkedOnly(cy.nodes().filter((n) => n.degree(false) === 0));
+  cy.animate({ fit: { eles: cy.nodes(":visible"), padding: 30 } }, { duration: 300 });
+}
 export function restyle() { if (cy) cy.style(graphStyle()); }
-export function graphReady() { return cy !== null; }
+// A read-only handle for the browser tests (node positions to click on).
+window.agdViewerGraph = () => cy;
 
 // For the read view's "Show in graph" and the palette while the graph is open.
 export function focusNode(uid) {

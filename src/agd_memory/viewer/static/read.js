@@ -56,7 +56,7 @@ function row(b) {
     onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(b.uid); } },
   },
   el("span", { class: "cell kind-cell" }, kindChip(b.kind)),
-  el("span", { class: "cell id-cell" }, el("code", { class: "bid", text: `#${b.id}` }), layerBadge(b.layer)),
+  el("span", { class: "cell id-cell" }, el("code", { class: "bid", text: `#${b.id}` }), b.layer === "global" ? layerBadge(b.layer) : null),
   el("span", { class: "cell text-cell" },
     el("span", { class: b.desc ? "desc" : "desc none", text: b.desc || "(no description)" }),
     el("span", { class: "excerpt", text: excerpt(b.body) })),
@@ -96,7 +96,9 @@ export function details(b, { graphButton = true } = {}) {
     field("Created", b.created || "—"),
     b.updated ? field("Updated", b.updated) : null,
     extra.length ? field("Attributes", ...extra) : null,
-    field("File", el("span", { class: "path-small", text: `${layer ? layer.path : b.layer}:${b.line}`, title: `${b.layer} layer` })),
+    field("Layer", `${b.layer} `, el("span", {
+      class: "path-small", text: `${layer ? layer.path.split(/[\\/]/).pop() : ""}:${b.line}`, title: layer ? `${layer.path}, line ${b.line}` : "",
+    })),
     graphButton ? el("button", { class: "btn small", type: "button", text: "Show in graph", onclick: () => actions.showInGraph(b.uid) }) : null);
   return el("div", { class: "detail" }, body, side);
 }

@@ -1,0 +1,380 @@
+"""The page in a real headless Chromium (Debian's), driven by Playwright.
+
+Every test routes all of the page's requests: one to any other origin than the
+viewer's fails the test (and is aborted, so nothing leaves the machine). Console
+errors (a CSP violation is one) and page errors fail the test too. Screenshots of
+the views are written to `test-artifacts/viewer/`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from viewer_fixtures import XSS_DESC, Home
+
+from agd_memory.viewer import assets
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "viewer"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install chromium"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="needs playwright: pip install playwright"
+    )
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Watch:
+    origin: str
+    requests: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def open_page(browser, serve) -> Iterator:
+    """open_page(home, **server_kw) -> (page, watch): the viewer loaded and first-rendered."""
+    contexts = []
+    watches: list[Watch] = []
+
+    def open_(home: Home, *, path: str = "/", **kw):
+        srv = serve(home, **kw)
+        watch = Watch(srv.url.rstrip("/"))
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        contexts.append(context)
+
+        def route(r):
+            url = r.request.url
+            watch.requests.append(url)
+            if url.startswith(watch.origin + "/"):
+                r.continue_()
+            else:
+                watch.foreign.append(url)
+                r.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and watch.errors.append(m.text))
+        page.on("pageerror", lambda e: watch.errors.append(str(e)))
+        page.on("dialog", lambda d: (watch.dialogs.append(d.message), d.dismiss()))
+        page.goto(watch.origin + path)
+        page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+        watches.append(watch)
+        return page, watch
+
+    yield open_
+    for context in contexts:
+        context.close()
+    for watch in watches:
+        assert watch.foreign == [], f"requests to other hosts: {watch.foreign}"
+        assert watch.dialogs == [], f"dialogs opened: {watch.dialogs}"
+    for watch in watches:
+        assert watch.errors == [], f"console or page errors: {watch.errors}"
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def row(page, uid: str):
+    return page.locator(f'article.row[data-uid="{uid}"]')
+
+
+def in_viewport(page, locator) -> bool:
+    box = locator.bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 60) <= height
+
+
+# -- read view ----------------------------------------------------------------------
+
+
+def test_read_view_shows_both_layers(open_page, home: Home):
+    page, watch = open_page(home)
+    assert page.locator("#title").text_content() == "Harbor shop memory"
+    assert row(page, "project:decision-invoices").count() == 1
+    assert row(page, "global:pref-no-emoji").count() == 1
+    assert row(page, "global:pref-no-emoji").locator(".badge.layer-global").count() == 1
+    decision = row(page, "project:decision-invoices")
+    assert decision.locator(".chip.kind").text_content() == "project"
+    assert decision.locator(".bid").text_content() == "#decision-invoices"
+    assert (
+        decision.locator(".desc").text_content()
+        == "invoice numbers come from a gapless counter table"
+    )
+    assert "2026-09-10" in decision.locator(".chip.date").text_content()
+    assert decision.locator(".chip.status").text_content() == "open"
+    assert decision.locator(".counts").text_content() == "→ 2← 2"
+    # Superseded blocks are marked, even when only their successor says so.
+    assert "superseded" in row(page, "project:old-invoices").get_attribute("class")
+    groups = page.locator(".group-head h2").all_text_contents()
+    assert groups == ["User", "Feedback", "Project", "Reference"]
+    assert page.locator("#layer-filter button").all_text_contents() == [
+        "project · 46",
+        "global · 2",
+    ]
+    # The page and its libraries came from the viewer itself.
+    assert any(u.endswith("/vendor/markdown-it.min.js") for u in watch.requests)
+
+
+def test_expanding_renders_markdown_and_refs_navigate(open_page, home: Home):
+    page, _ = open_page(home)
+    tests = row(page, "project:feedback-tests")
+    tests.locator(".row-main").click()
+    body = tests.locator(".detail .md")
+    assert body.locator("code").first.text_content() == "make db-up"
+    assert body.locator("li").count() == 2
+    # `#decision-invoices` written in prose is a link; so is the refs list, across layers.
+    assert tests.locator(".detail-side a.ref-link").all_text_contents() == [
+        "#decision-invoices",
+        "#pref-no-emoji",
+    ]
+    shot(page, "read")
+    tests.locator(".md a.ref-link").click()
+    target = row(page, "project:decision-invoices")
+    assert "open" in target.get_attribute("class")
+    assert in_viewport(page, target)
+    assert "#no-such-block" in target.locator(".ref-link.missing").text_content()
+    target.locator(".detail-side a.ref-link", has_text="#user-lena").click()
+    assert in_viewport(page, row(page, "project:user-lena"))
+
+
+def test_expand_all_and_collapse_all(open_page, home: Home):
+    page, _ = open_page(home)
+    page.click("#expand-all")
+    assert page.locator("article.row.open").count() == 48
+    page.click("#collapse-all")
+    assert page.locator("article.row.open").count() == 0
+
+
+def test_group_by_section_and_layer_filter(open_page, home: Home):
+    page, _ = open_page(home)
+    page.select_option("#group-by", "section")
+    assert page.locator(".group-head h2").all_text_contents() == [
+        "User",
+        "Feedback",
+        "Reference",
+        "Project",
+        "Feedback",
+    ]
+    page.click("#layer-filter button.layer-global")
+    assert row(page, "global:pref-no-emoji").count() == 0
+    assert row(page, "project:user-lena").count() == 1
+
+
+def test_xss_desc_is_text_and_runs_nothing(open_page, home: Home):
+    page, _ = open_page(home)
+    xss = row(page, "project:xss-desc")
+    assert xss.locator(".desc").text_content() == XSS_DESC
+    xss.locator(".row-main").click()
+    md = xss.locator(".md")
+    assert "<script>window.__pwned = 1</script>" in md.text_content()
+    assert md.locator("script, img, iframe").count() == 0
+    assert page.locator("main img").count() == 0
+    assert md.locator('a[href^="javascript:"]').count() == 0
+    page.keyboard.press("Control+k")
+    page.keyboard.type("onerror")
+    assert (
+        page.locator("#palette-results li").first.locator(".palette-desc").text_content()
+        == XSS_DESC
+    )
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__pwned") is None
+
+
+# -- search -------------------------------------------------------------------------
+
+
+def test_search_finds_by_body_word_and_enter_scrolls(open_page, home: Home):
+    page, _ = open_page(home)
+    target = row(page, "project:decision-invoices")
+    assert not in_viewport(page, target), "the fixture puts the target below the first screen"
+    page.keyboard.press("Control+k")
+    assert page.locator("#palette").is_visible()
+    page.keyboard.type("zanzibar")
+    results = page.locator("#palette-results li")
+    assert results.count() == 1
+    assert results.first.locator(".bid").text_content() == "#decision-invoices"
+    assert results.first.locator("mark").first.text_content() == "zanzibar"
+    shot(page, "search")
+    page.keyboard.press("Enter")
+    assert page.locator("#palette").is_hidden()
+    assert "open" in target.get_attribute("class")
+    page.wait_for_timeout(100)
+    assert in_viewport(page, target)
+
+
+def test_palette_keys_slash_arrows_escape(open_page, home: Home):
+    page, _ = open_page(home)
+    page.keyboard.press("/")
+    assert page.locator("#palette").is_visible()
+    page.keyboard.type("invoice")
+    items = page.locator("#palette-results li")
+    assert items.count() >= 3
+    assert items.nth(0).get_attribute("aria-selected") == "true"
+    page.keyboard.press("ArrowDown")
+    assert items.nth(1).get_attribute("aria-selected") == "true"
+    second = items.nth(1).get_attribute("id")
+    assert second == "pal-1"
+    page.keyboard.press("ArrowUp")
+    assert items.nth(0).get_attribute("aria-selected") == "true"
+    page.keyboard.press("Escape")
+    assert page.locator("#palette").is_hidden()
+    page.keyboard.press("Control+k")
+    page.keyboard.type("no such words anywhere")
+    assert page.locator("#palette-results").text_content() == "No matches."
+
+
+# -- graph --------------------------------------------------------------------------
+
+
+def node_point(page, uid: str) -> dict:
+    return page.evaluate(
+        """(uid) => {
+            const cy = window.agdViewerGraph();
+            const p = cy.getElementById(uid).renderedPosition();
+            const r = document.getElementById('cy').getBoundingClientRect();
+            return {x: r.left + p.x, y: r.top + p.y};
+        }""",
+        uid,
+    )
+
+
+def test_graph_click_shows_body(open_page, home: Home):
+    page, _ = open_page(home)
+    page.click("[data-view=graph]")
+    page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+    counts = page.evaluate(
+        "(() => { const cy = window.agdViewerGraph(); return [cy.nodes().length, cy.edges().length]; })()"
+    )
+    assert counts == [48, 5]  # every block; the 5 refs that resolve (6 minus the dangling one)
+    sizes = page.evaluate(
+        "(() => { const cy = window.agdViewerGraph(); return [cy.getElementById('project:decision-invoices').width(), cy.getElementById('project:filler-00').width()]; })()"
+    )
+    assert sizes[0] > sizes[1]  # sized by degree
+    point = node_point(page, "project:decision-invoices")
+    page.mouse.click(point["x"], point["y"])
+    pane = page.locator("#graph-pane")
+    pane.locator(".pane-id").wait_for()
+    assert pane.locator(".pane-id").text_content() == "#decision-invoices"
+    assert "zanzibar" in pane.locator(".md").text_content()
+    page.wait_for_timeout(400)  # the centring animation
+    shot(page, "graph")
+    pane.locator("a.ref-link", has_text="#user-lena").click()
+    assert pane.locator(".pane-id").text_content() == "#user-lena"
+    page.click("#graph-fit")
+    page.click("#graph-relayout")
+    page.keyboard.press("Escape")
+    assert pane.locator(".pane-empty").count() == 1
+
+
+def test_graph_colours_nodes_by_kind(open_page, home: Home):
+    page, _ = open_page(home)
+    page.click("[data-view=graph]")
+    page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+    colours = page.evaluate(
+        "(() => { const cy = window.agdViewerGraph(); return ['project:user-lena', 'project:feedback-tests', 'project:decision-invoices', 'global:ref-wiki'].map(u => cy.getElementById(u).data('color')); })()"
+    )
+    assert colours == ["#9333ea", "#ea580c", "#16a34a", "#2563eb"]
+
+
+# -- picker, theme, live reload, bad files, no libraries ---------------------------
+
+
+def test_project_picker_switches_project(open_page, home: Home):
+    page, _ = open_page(home)
+    options = page.locator("#project option").all_text_contents()
+    assert options[0].startswith("/work/harbor") and options[1].startswith("/work/other")
+    assert options[2].startswith("Global layer only")
+    page.select_option("#project", "-work-other")
+    page.wait_for_selector('article.row[data-uid="project:other-go"]')
+    assert page.locator("#title").text_content() == "Other project"
+    assert "project=-work-other" in page.url
+
+
+def test_theme_is_remembered(open_page, home: Home):
+    page, _ = open_page(home)
+    before = page.evaluate("document.documentElement.dataset.theme")
+    page.click("#theme")
+    after = page.evaluate("document.documentElement.dataset.theme")
+    assert {before, after} == {"light", "dark"}
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.evaluate("document.documentElement.dataset.theme") == after
+    if after == "dark":
+        page.click("[data-view=graph]")
+        page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+        shot(page, "graph-dark")
+
+
+def test_live_reload_shows_a_new_block(open_page, home: Home):
+    page, _ = open_page(home)
+    with home.project.open("a", encoding="utf-8") as f:
+        f.write(
+            '\n@x-project desc="written while the page is open" [#late-arrival]\n~~~\nhello\n~~~\n'
+        )
+    page.wait_for_selector('article.row[data-uid="project:late-arrival"]', timeout=10_000)
+    assert "reloaded" in page.locator("#toast").text_content()
+
+
+def test_malformed_file_is_reported_in_the_page(open_page, home: Home):
+    home.project.write_text(
+        '@meta format=agd [#meta]\n\n@x-project desc="unclosed [#broken]\n', encoding="utf-8"
+    )
+    page, _ = open_page(home)
+    banner = page.locator(".banner.error")
+    assert banner.count() == 1
+    assert "project memory file does not parse" in banner.text_content()
+    assert str(home.project) in banner.text_content()
+    assert row(page, "global:pref-no-emoji").count() == 1
+
+
+def test_page_works_without_node_modules(open_page, home: Home, monkeypatch):
+    monkeypatch.setattr(assets, "node_modules_dir", lambda root: None)
+    page, _ = open_page(home)
+    tests = row(page, "project:feedback-tests")
+    tests.locator(".row-main").click()
+    assert "make db-up" in tests.locator(".plain-body").text_content()
+    page.click("[data-view=graph]")
+    missing = page.locator("#graph-missing")
+    assert missing.is_visible()
+    assert "npm ci" in missing.text_content()
+
+
+def test_deep_link_to_a_block(open_page, home: Home):
+    page, _ = open_page(home, path="/?project=-work-harbor#project%3Acredit-notes")
+    target = row(page, "project:credit-notes")
+    assert "open" in target.get_attribute("class")
+    start = time.monotonic()
+    while not in_viewport(page, target) and time.monotonic() - start < 2:
+        page.wait_for_timeout(50)
+    assert in_viewport(page, target)
