@@ -71,6 +71,17 @@ def test_release_never_removes_a_successors_lock(tmp_path: Path) -> None:
     assert lockfile.read_owner(path).token == successor.owner.token
 
 
+def test_refresh_restarts_the_age_and_notices_a_takeover(tmp_path: Path) -> None:
+    path = tmp_path / "k.lock"
+    lock = lockfile.acquire(path, "m", stale_s=1800, now=time.time() - 100)
+    assert lockfile.refresh(lock)
+    assert time.time() - lockfile.read_owner(path).started < 5
+    with pytest.raises(lockfile.Held):
+        lockfile.acquire(path, "m", stale_s=50)
+    lockfile.acquire(path, "m", stale_s=-1)
+    assert not lockfile.refresh(lock)
+
+
 def test_one_key_per_resolved_memory_file(tmp_path: Path) -> None:
     real = tmp_path / "real" / "memory.agd"
     real.parent.mkdir()

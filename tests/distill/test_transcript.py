@@ -108,6 +108,17 @@ def test_reading_from_an_offset_sees_only_the_new_part(tmp_path: Path) -> None:
     assert second.edits == 1
 
 
+def test_private_spans_never_reach_the_excerpt(tmp_path: Path) -> None:
+    records = [
+        user("Deploy with <private>the staging password hunter2</private> as usual."),
+        say("Sure. <PRIVATE>internal note"),
+    ]
+    d = transcript.read(write_transcript(tmp_path / "a.jsonl", records))
+    text = transcript.excerpt(d, 10_000)
+    assert "hunter2" not in text and "internal note" not in text
+    assert "Deploy with [private] as usual." in text
+
+
 def test_tool_calls_are_summarised_and_results_clipped(tmp_path: Path) -> None:
     records = [
         tool("Bash", command="pytest -q\n  --lf", description="run tests"),

@@ -21,7 +21,7 @@ import os
 import secrets as _random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..settings import Settings
@@ -100,6 +100,22 @@ def acquire(
                 fh,
             )
     return Acquired(path, me, broke)
+
+
+def refresh(lock: Acquired) -> bool:
+    """Restart the lock's age (a worker draining several sessions is alive, not stale).
+
+    False when the lock is no longer ours (a successor broke it): the caller stops.
+    """
+    with _guard(lock.path):
+        owner = read_owner(lock.path)
+        if owner is None or owner.token != lock.owner.token:
+            return False
+        lock.owner = Owner(owner.pid, time.time(), owner.token, owner.memory_file)
+        tmp = lock.path.with_name(f"{lock.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(lock.owner)), encoding="utf-8")
+        os.replace(tmp, lock.path)
+        return True
 
 
 def release(lock: Acquired) -> bool:

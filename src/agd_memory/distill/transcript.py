@@ -10,11 +10,13 @@ Kept: typed user prompts, assistant text, tool calls (counted, edits counted
 apart) and short tool results. Dropped: `isMeta` (slash-command caveats, skill
 bodies), `isCompactSummary` (a model-written summary, not the user's words),
 `isSidechain` (subagent turns), thinking blocks and every metadata record.
+Text between `<private>` and `</private>` never leaves this module.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,9 @@ USER_CHARS = 4000
 ASSISTANT_CHARS = 2000
 TOOL_CALL_CHARS = 240
 TOOL_RESULT_CHARS = 300
+# `<private>…</private>` in a message keeps that text out of the distiller (an unclosed
+# tag hides the rest of the message).
+PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 # Input fields that say what a tool call was about, in the order they are shown.
 TOOL_INPUT_KEYS = (
     "file_path",
@@ -126,7 +131,7 @@ def _take(record: dict, digest: Digest) -> None:
 
 
 def _add_text(digest: Digest, role: str, text: str) -> None:
-    text = text.strip()
+    text = PRIVATE.sub("[private]", text).strip()
     if not text:
         return
     if role == "user":

@@ -53,7 +53,18 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
     def say(message: str) -> None:
         runlog.log(settings, message)
 
-    memory, _ = memory_file_of(settings, item)
+    try:
+        memory, _ = memory_file_of(settings, item)
+    except Exception as exc:  # a cwd the resolver cannot use: say so once, drop the session
+        say(
+            f"session {item.session_id or '?'}: cannot resolve the memory file of {item.cwd}: {exc}"
+        )
+        state.remove_pending(settings, item)
+        runlog.record_run(
+            settings,
+            pipeline.Result("failed", f"cannot resolve the memory file: {exc}").as_record(item, ""),
+        )
+        return
     lock_at = lockfile.lock_path(settings, memory)
     for _ in range(MAX_ROUNDS):
         try:
@@ -66,6 +77,9 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
         try:
             mine = _pending_for(settings, memory)
             for pending, layers in mine:
+                if not lockfile.refresh(lock):
+                    say(f"the lock on {memory} was taken over; stopping")
+                    return
                 _one(settings, pending, memory, layers, say, sleep)
         finally:
             lockfile.release(lock)
