@@ -215,3 +215,14 @@ def test_space_separated_refs_are_rewritten_with_commas(tmp_path, run):
     status, out, _ = run("migrate", "refs", "--apply", path)
     assert "refs '#a #c' rewritten with commas" in out
     assert agd.parse(path.read_text()).find("b").attrs["refs"] == "#a,#c"
+
+
+def test_default_targets_include_a_forced_project_file(
+    isolated_home, fixture_copy, run, monkeypatch
+):
+    forced = fixture_copy("global-old.agd", "elsewhere/memory.agd")
+    monkeypatch.setenv("AGD_MEMORY_FILE", str(forced))
+    status, out, _ = run("migrate", "refs")
+    assert status == 0
+    assert out.splitlines()[0] == str(forced)
+    assert out.splitlines()[-1].startswith("would add 1 edge across 1 block in 1 of 1 file")

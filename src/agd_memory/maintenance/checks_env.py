@@ -303,6 +303,14 @@ def _claude_settings(root: Path, path: Path) -> list[Finding]:
 
 def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
     out: list[Finding] = []
+    seen: dict[str, PythonInfo | None] = {}
+    raw_probe = probe
+
+    def probe(name: str) -> PythonInfo | None:  # each interpreter is started once
+        if name not in seen:
+            seen[name] = raw_probe(name)
+        return seen[name]
+
     hook_python = None
     for name in HOOK_PYTHONS:
         info = probe(name)

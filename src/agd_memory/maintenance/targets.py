@@ -16,12 +16,15 @@ from ..settings import Settings
 
 
 def all_memory_files(settings: Settings | None = None) -> list[Path]:
-    """Every existing project memory file, then the global file, without duplicates."""
+    """The current project's file, every other project memory file, the global file; once each."""
     settings = Settings.load() if settings is None else settings
-    files = list(paths.list_project_files(settings))
-    gpath, _ = paths.global_file(settings)
-    if gpath.is_file():
-        files.append(gpath)
+    layers = paths.resolve(settings)
+    # The current project's file first: with AGD_MEMORY_FILE it lives outside the
+    # projects folder and the listing below would miss it.
+    files = [layers.project.path] if layers.project.path.is_file() else []
+    files += paths.list_project_files(settings)
+    if layers.global_.path.is_file():
+        files.append(layers.global_.path)
     out: list[Path] = []
     seen: set[str] = set()
     for path in files:
