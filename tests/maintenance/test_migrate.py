@@ -226,3 +226,14 @@ def test_default_targets_include_a_forced_project_file(
     assert status == 0
     assert out.splitlines()[0] == str(forced)
     assert out.splitlines()[-1].startswith("would add 1 edge across 1 block in 1 of 1 file")
+
+
+def test_a_symlinked_memory_file_stays_a_symlink(fixture_copy, run, tmp_path):
+    real = fixture_copy("global-old.agd", "dotfiles/global.agd")
+    link = tmp_path / "link.agd"
+    link.symlink_to(real)
+    status, _, _ = run("migrate", "refs", "--apply", link)
+    assert status == 0
+    assert link.is_symlink()
+    assert 'refs="#editor" [#no-emoji]' in real.read_text()
+    assert (tmp_path / "dotfiles" / "global.agd.bak").exists()

@@ -7,6 +7,7 @@ neither lost nor overwritten: the plan is recomputed on the current text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,10 +52,13 @@ def rewrite(path: Path, compute: Callable[[str], Rewrite[T]]) -> Written[T]:
         outcome = compute(old)
         if outcome.text is None or outcome.text == old:
             return Written(outcome.result, None)
-        bak = backup_path(path)
+        # A memory file may be a symlink (dotfiles repos): replace the file it points
+        # to, not the link, and keep the backup beside that file.
+        real = Path(os.path.realpath(path))
+        bak = backup_path(real)
         try:
             write_atomic(bak, old)
-            write_atomic(path, outcome.text)
+            write_atomic(real, outcome.text)
         except OSError as exc:
             raise MemoryFileError(
                 f"{path}: cannot write ({exc.strerror or exc}); the file is unchanged — "
