@@ -290,3 +290,14 @@ def test_doctor_output_is_capped_per_check(tmp_path, plugin_root):
     assert text.count("cites #ghost-") == doctor.MAX_LINES_PER_CHECK
     assert "and 10 more refs findings (agd-memory doctor --json lists all)" in text
     assert text.endswith("30 problems need action")
+
+
+def test_a_crashing_check_becomes_one_error_line(tmp_path, plugin_root, monkeypatch):
+    def boom(settings, now=None):
+        raise ImportError("cannot import name 'lockfile'")
+
+    monkeypatch.setattr(checks_env, "distiller_locks", boom)
+    findings = doctor.run_checks(context(tmp_path, healthy_files(), plugin_root))
+    assert lines(findings, "error") == [
+        "the locks check crashed (ImportError: cannot import name 'lockfile'); please report this"
+    ]

@@ -77,6 +77,14 @@ def run_checks(ctx: Context, *, progress: Progress | None = None) -> list[Findin
             findings += step()
         except (UserError, AgdError, OSError, ValueError) as exc:
             findings.append(Finding("error", name, f"the {name} check failed: {exc}"))
+        except Exception as exc:  # a doctor reports a broken module instead of dying of it
+            findings.append(
+                Finding(
+                    "error",
+                    name,
+                    f"the {name} check crashed ({type(exc).__name__}: {exc}); please report this",
+                )
+            )
     return findings
 
 
