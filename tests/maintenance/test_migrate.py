@@ -237,3 +237,23 @@ def test_a_symlinked_memory_file_stays_a_symlink(fixture_copy, run, tmp_path):
     assert link.is_symlink()
     assert 'refs="#editor" [#no-emoji]' in real.read_text()
     assert (tmp_path / "dotfiles" / "global.agd.bak").exists()
+
+
+def test_migrations_and_store_saves_agree(fixture_copy, run, tmp_path):
+    """After a migration, a save through the store changes nothing a second migration would redo."""
+    from agd_memory import store
+    from agd_memory.settings import Settings
+
+    path = fixture_copy("old-project.agd")
+    for what in ("refs", "lifecycle"):
+        run("migrate", what, "--apply", path)
+    settings = Settings.load(
+        {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "AGD_MEMORY_TODAY": "2026-05-01"}
+    )
+    mf = store.MemoryFile(path, layer="project", settings=settings)
+    mf.save("x-project", "new-note", "Dopo la migrazione: vedi #postgres-16.", desc="nota nuova")
+    for what in ("refs", "lifecycle"):
+        status, out, _ = run("migrate", what, path)
+        assert status == 0
+        assert " 0 blocks in 0 of 1 file" in out
+    assert agd.parse(path.read_text()).find("new-note").attrs["refs"] == "#postgres-16"
