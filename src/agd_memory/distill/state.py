@@ -22,8 +22,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agd.atomic import write_atomic
-
 from ..settings import Settings
 
 
@@ -152,6 +150,17 @@ def save_offset(settings: Settings, transcript: str | Path, offset: int, session
         "distilled": time.time(),
     }
     write_atomic(folder / f"{transcript_key(transcript)}.json", json.dumps(record) + "\n")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace a small bookkeeping file atomically (temp file + rename).
+
+    Not `agd.atomic`: importing the format library would cost the SessionEnd hook
+    about 10 ms, and these records need no fsync (a lost one is only re-done work).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _read_json(path: Path) -> dict | None:
