@@ -314,3 +314,37 @@ def test_a_missing_transcript_starts_nothing(env, fake_claude) -> None:
     hook.session_end({"transcript_path": 42}, env.settings())
     time.sleep(0.5)
     assert state.list_pending(env.settings()) == [] and runs(env) == []
+
+
+def test_the_hook_command_exits_at_once_while_the_worker_runs_on(env, fake_claude) -> None:
+    """`agd-memory hook session-end` (what hooks.json runs): payload on stdin, exit well under 1 s."""
+    import subprocess
+    import sys
+
+    fake_claude.script({"sleep": 3.0, "proposals": [DECISION]})
+    cwd = env.project("app")
+    t = write_transcript(env.root / "t" / "s1.jsonl", edit_session())
+    payload = json.dumps(
+        {
+            "session_id": "s-cli",
+            "transcript_path": str(t),
+            "cwd": str(cwd),
+            "hook_event_name": "SessionEnd",
+            "reason": "clear",
+        }
+    )
+    bin_path = Path(__file__).resolve().parents[2] / "bin" / "agd-memory"
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(bin_path), "hook", "session-end"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert elapsed < 1.5, elapsed
+    assert runs(env) == [], "the model call is still running in the detached worker"
+    (run,) = wait_runs(env, 1)
+    assert run["session_id"] == "s-cli" and run["outcome"] == "saved"
