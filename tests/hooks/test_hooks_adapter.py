@@ -28,6 +28,7 @@ class Calls:
     toc: list[tuple[Any, Any]] = field(default_factory=list)
     recall: list[tuple[str, Any]] = field(default_factory=list)
     distill: list[dict[str, Any]] = field(default_factory=list)
+    toc_count: Any = None
 
 
 @dataclass
@@ -69,8 +70,9 @@ def calls(monkeypatch: pytest.MonkeyPatch, hook_env: dict[str, str]) -> Calls:
 
 
 def use_toc(monkeypatch: pytest.MonkeyPatch, calls: Calls, text: str | Exception) -> None:
-    def render(files: Any, settings: Any) -> str:
+    def render(files: Any, settings: Any, *, count: Any = None) -> str:
         calls.toc.append((files, settings))
+        calls.toc_count = count
         if isinstance(text, BaseException):
             raise text
         return text
@@ -99,6 +101,8 @@ def test_session_start_outputs_toc_as_additional_context(monkeypatch, capsys, ca
     assert calls.memory_files == [("/somewhere/project", "all")]
     files, settings = calls.toc[0]
     assert files == FILES and settings.toc_token_budget == 2000
+    # The budget is counted with the cheap estimate (no tokenizer load in a hook): chars/2.8.
+    assert calls.toc_count("x" * 28) == 10 and calls.toc_count("x" * 29) == 11
 
 
 @pytest.mark.parametrize("text", ["", "   \n"])
