@@ -134,7 +134,6 @@ def test_two_sessions_on_one_memory_file_run_one_distiller_and_both_are_distille
     end_session(env, t2, cwd, "s-2")
     done = wait_runs(env, 2)
     assert {r["session_id"] for r in done} == {"s-1", "s-2"}
-    assert len({r["pid"] for r in done}) == 1, "one worker distilled both sessions"
     first, second = fake_claude.calls()
     assert second["started"] >= first["ended"], "never two distillers on one memory file at once"
     assert "holds the lock" in runlog.log_path(env.settings()).read_text()
@@ -156,7 +155,7 @@ def test_two_checkouts_sharing_a_memory_file_share_the_lock(env, fake_claude, mo
 
 
 def test_different_projects_are_distilled_concurrently(env, fake_claude) -> None:
-    fake_claude.script({"sleep": 2.0, "proposals": []})
+    fake_claude.script({"sleep": 3.0, "proposals": []})
     a, b = env.project("alpha"), env.project("beta")
     assert env.memory_file(a) != env.memory_file(b)
     end_session(env, write_transcript(env.root / "t" / "a.jsonl", edit_session()), a, "s-a")
