@@ -14,7 +14,8 @@
 2. Token economy on every corpus in the shared corpora folder: the whole file vs the
    table of contents the SessionStart hook injects (its budget applies) vs that TOC plus
    1 and plus 3 blocks (the first memory blocks in document order, as AGD text). Counts
-   are cl100k when `agd_memory.tokens` can load it, else its labelled estimate.
+   are cl100k when `agd.tokens` can load its offline vocabulary, else its labelled
+   estimate (the table says which).
 """
 
 from __future__ import annotations
@@ -170,21 +171,14 @@ def _context(stdout: bytes) -> str:
 
 
 def _counter():
-    """(count function, label): cl100k through agd_memory.tokens when it loads, else chars/4."""
-    try:
-        from agd_memory import tokens
+    """(count function, label): `agd.tokens` (cl100k when its offline vocabulary loads)."""
+    from agd import tokens
 
-        count = tokens.count
-        label = getattr(tokens, "method", None) or getattr(tokens, "METHOD", None)
-        if callable(label):
-            label = label()
-        return count, str(label or "agd_memory.tokens")
-    except Exception:  # the module is optional here: fall back to the plain estimate
-        return (lambda text: (len(text) + 3) // 4), "estimate (characters / 4)"
+    return tokens.count, tokens.encoding_name()
 
 
 def measure_tokens() -> tuple[list[dict[str, object]], str]:
-    from agd_memory import store, toc
+    from agd_memory import hooks, store, toc
     from agd_memory.recall import render
     from agd_memory.settings import Settings
 
@@ -194,7 +188,7 @@ def measure_tokens() -> tuple[list[dict[str, object]], str]:
     for path in sorted(CORPORA.glob("*.agd")):
         text = path.read_text(encoding="utf-8")
         mf = store.MemoryFile(path, layer="project", settings=settings)
-        toc_text = toc.render([mf], settings)
+        toc_text = toc.render([mf], settings, count=hooks.toc_tokens)  # as SessionStart does
         blocks = [e for e in mf.entries() if e.is_memory]
         one = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:1])
         three = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:3])
@@ -260,8 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"Python {result['python']}, {result['cpus']} CPUs, median of {args.runs} runs.\n")
+    print(f"Python {result['python']}, {result['cpus']} CPUs.\n")
     if "latency" in result:
+        print(f"Median of {args.runs} runs after {args.warmup} warm-up runs.\n")
         print(latency_table(result["latency"]) + "\n")
     if "tokens" in result:
         print(token_table(result["tokens"], str(result["token_method"])))
