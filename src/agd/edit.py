@@ -15,7 +15,7 @@ refused.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import DuplicateId, IdNotFound, InvalidAst, InvalidEdit
@@ -139,9 +139,9 @@ def check_nodes(nodes: list[Inline], what: str, *, allow_ref: bool = False) -> N
 def normalise(block: Block) -> Block:
     """Adjacent text nodes merged and empty ones dropped, as a parse would give them back."""
     if block.content_type == INLINE and block.kind != "!":
-        return replace(block, value=merge_text(block.value or []))  # type: ignore[arg-type]
+        return block.copy(value=merge_text(block.value or []))  # type: ignore[arg-type]
     if block.content_type == ITEMS:
-        return replace(block, value=[merge_text(item) for item in block.value or []])  # type: ignore[union-attr]
+        return block.copy(value=[merge_text(item) for item in block.value or []])  # type: ignore[union-attr]
     return block
 
 
@@ -234,7 +234,7 @@ def apply(doc: Document, op: Op) -> Document:
     """A new document with `op` applied; `doc` itself is never changed."""
     blocks = list(doc.blocks)
     if isinstance(op, Replace):
-        new = op.block if op.block.id is not None else replace(op.block, id=op.id)
+        new = op.block if op.block.id is not None else op.block.copy(id=op.id)
         new = validate_block(new)
         i = position(doc, op.id)
         if new.id != op.id:
@@ -251,13 +251,13 @@ def apply(doc: Document, op: Op) -> Document:
         check_attr(op.key, op.value)
         i = position(doc, op.id)
         old = blocks[i]
-        new = replace(old, attrs={**old.attrs, op.key: op.value})
+        new = old.copy(attrs={**old.attrs, op.key: op.value})
         blocks[i] = validate_block(new)
     elif isinstance(op, RemoveAttr):
         i = position(doc, op.id)
         old = blocks[i]
         if op.key in old.attrs:
-            blocks[i] = replace(old, attrs={k: v for k, v in old.attrs.items() if k != op.key})
+            blocks[i] = old.copy(attrs={k: v for k, v in old.attrs.items() if k != op.key})
     else:  # pragma: no cover - the Op union is closed
         raise InvalidEdit(f"unknown operation {op!r}")
     return Document(blocks)

@@ -8,7 +8,6 @@ collision with any id in the document gets `-2`, `-3`, … appended.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 
 from .model import FENCED, INLINE, ITEMS, Block, Document, Inline
 
@@ -65,13 +64,13 @@ def add_ids(doc: Document) -> Document:
             n += 1
             candidate = f"{base}-{n}"
         taken.add(candidate)
-        blocks.append(replace(block, id=candidate))
+        blocks.append(block.copy(id=candidate))
     return Document(blocks)
 
 
 def strip_ids(doc: Document) -> Document:
     """A copy of `doc` with no ids at all."""
-    return Document([replace(b, id=None) if b.id is not None else b for b in doc.blocks])
+    return Document([b.copy(id=None) if b.id is not None else b for b in doc.blocks])
 
 
 def content_hash(block: Block) -> str:
