@@ -15,7 +15,6 @@ import sys
 from collections.abc import Sequence
 
 from .. import paths, store
-from .. import toc as toc_module
 from ..errors import UserError
 from ..settings import Settings
 
@@ -185,6 +184,8 @@ def toc(argv: list[str]) -> int:
     )
     _scope_arg(p, "all", paths.SCOPES)
     args = p.parse_args(argv)
+    from .. import toc as toc_module
+
     files = _files(args)
     settings = files[0].settings if files else Settings.load()
     filtered = args.kind or args.status or args.since

@@ -10,7 +10,6 @@ import datetime as _dt
 import re
 from collections.abc import Iterable
 
-from .. import secrets
 from ..errors import SaveRejected
 from ..settings import Settings
 from .entry import IDENT
@@ -131,6 +130,10 @@ def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[s
 
 
 def check_secrets(content: str, desc: str | None, where: str) -> None:
+    # Imported here: compiling the detector's patterns is the costliest import of the
+    # store, and readers (a hook on every prompt) never need it.
+    from .. import secrets
+
     found = [("desc", f) for f in secrets.find(desc or "")]
     found += [("content line", f) for f in secrets.find(content)]
     if not found:
