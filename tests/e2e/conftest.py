@@ -78,9 +78,14 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         plugin_dir: Path = REPO,
+        persist_session: bool = False,
     ) -> ClaudeRun:
+        """`claude -p PROMPT` in the project folder; `args` are extra CLI flags, `env` extra
+        variables, `allowed_tools` pre-approved tools (MCP tools prompt otherwise, and `-p`
+        cannot answer). No transcript is written unless `persist_session`."""
         argv = [binary, "-p", prompt, "--plugin-dir", str(plugin_dir), "--output-format", "json"]
-        argv += ["--no-session-persistence"] if "--session-persistence" not in args else []
+        if not persist_session:
+            argv.append("--no-session-persistence")
         if allowed_tools:
             argv += ["--allowedTools", ",".join(allowed_tools)]
         argv += list(args)
