@@ -77,13 +77,16 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
         allowed_tools: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
-        plugin_dir: Path = REPO,
+        plugin_dir: Path | None = REPO,
         persist_session: bool = False,
     ) -> ClaudeRun:
         """`claude -p PROMPT` in the project folder; `args` are extra CLI flags, `env` extra
         variables, `allowed_tools` pre-approved tools (MCP tools prompt otherwise, and `-p`
-        cannot answer). No transcript is written unless `persist_session`."""
-        argv = [binary, "-p", prompt, "--plugin-dir", str(plugin_dir), "--output-format", "json"]
+        cannot answer). No transcript is written unless `persist_session`; `plugin_dir=None`
+        loads only installed plugins."""
+        argv = [binary, "-p", prompt, "--output-format", "json"]
+        if plugin_dir is not None:
+            argv += ["--plugin-dir", str(plugin_dir)]
         if not persist_session:
             argv.append("--no-session-persistence")
         if allowed_tools:

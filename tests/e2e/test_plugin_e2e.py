@@ -7,10 +7,12 @@ the model would have read.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
-from e2e_harness import MCP_PREFIX, REPO, Reply, claude_binary, has_mcp_server
+from e2e_harness import MCP_PREFIX, REPO, Reply, base_env, claude_binary, has_mcp_server
 
 pytestmark = pytest.mark.e2e
 
@@ -64,6 +66,52 @@ def test_plugin_validates() -> None:
         assert f"hooks: {event}" in out
     for skill in ("memory", "remember", "recall-lang", "memory-view"):
         assert f"skills: agd-memory:{skill}" in out
+
+
+def tracked_copy(destination: Path) -> Path:
+    """The repository's tracked files (working-tree content), as a user's clone would hold."""
+    files = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.split(b"\0")
+    for name in filter(None, files):
+        source = REPO / name.decode()
+        if source.is_file():
+            target = destination / name.decode()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return destination
+
+
+def test_marketplace_install_then_hooks_run_from_the_installed_copy(
+    claude, fake_api, e2e_project
+) -> None:
+    # `/plugin marketplace add <repo>` + `/plugin install agd-memory@agd-memory`, offline.
+    clone = tracked_copy(e2e_project.root / "clone")
+    env = base_env(e2e_project, fake_api.url)
+    for argv in (["marketplace", "add", str(clone)], ["install", "agd-memory@agd-memory"]):
+        proc = subprocess.run(
+            [claude_binary(), "plugin", *argv],
+            env=env,
+            cwd=e2e_project.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    installed = e2e_project.config_dir / "plugins" / "cache" / "agd-memory" / "agd-memory"
+    assert (installed / agd_version() / "hooks" / "run").is_file()
+
+    e2e_project.write_memory(MEMORY)
+    run = claude("hello", plugin_dir=None)
+    text = first_conversation(run).message_text()
+    assert "SessionStart hook additional context" in text, run.diagnose()
+    assert "project-staging-pgbouncer" in text
+
+
+def agd_version() -> str:
+    import agd_memory
+
+    return agd_memory.__version__
 
 
 def test_first_request_carries_the_table_of_contents(claude, e2e_project) -> None:
