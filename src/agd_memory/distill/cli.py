@@ -23,7 +23,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agd-memory distill",
         description="Distil a session transcript into memory, or show what the distiller did.",
-        epilog="Example: agd-memory distill --status; agd-memory distill SESSION.jsonl --dry-run",
+        epilog="examples:\n  agd-memory distill --status\n  agd-memory distill ~/.claude/projects/<project>/<session>.jsonl --dry-run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("transcript", nargs="?", help="a Claude Code transcript (.jsonl) to distil now")
     p.add_argument(
@@ -80,7 +81,7 @@ def status(settings: Settings, limit: int, *, as_json: bool) -> int:
     if settings.distill_disabled:
         print("distiller: disabled (AGD_DISTILL_DISABLED)")
     if not runs:
-        print(f"no distiller runs yet (log: {runlog.log_path(settings)})")
+        print("no distiller runs yet")
     for run in runs:
         saved = ", ".join(
             f"#{s['id']} ({s['action']})" for s in run.get("saved", []) if isinstance(s, dict)
