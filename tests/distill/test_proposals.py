@@ -248,3 +248,36 @@ def test_a_dry_run_writes_nothing(env, layers) -> None:
     report = proposals.apply([P()], layers, env.settings(), dry_run=True)
     assert report.outcomes[0].action == "would add"
     assert not memory(layers, env).exists()
+
+
+# --- properties ------------------------------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import settings as hsettings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_values = st.one_of(
+    st.none(), st.text(max_size=300), st.integers(), st.lists(st.text(max_size=20), max_size=4)
+)
+
+
+@pytest.mark.property
+@hsettings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["kind", "id", "desc", "body", "status", "supersedes", "scope", "extra"]),
+        _values,
+    )
+)
+def test_any_model_output_is_either_refused_or_made_safe(raw: dict) -> None:
+    try:
+        p = proposals.validate(raw)
+    except UserError:
+        return
+    assert p.kind in proposals.KINDS
+    assert proposals.IDENT.match(p.id) and len(p.id) <= 64
+    assert "\n" not in p.desc and len(p.desc) <= proposals.DESC_CHARS
+    assert p.body.strip() and len(p.body) <= proposals.BODY_CHARS
+    assert p.status in (None, "open", "done")
+    assert p.scope in ("project", "global")
+    assert all(proposals.IDENT.match(s) and s != p.id for s in p.supersedes)

@@ -154,3 +154,25 @@ def test_excerpt_never_exceeds_its_budget(texts: list[str], budget: int) -> None
     assert len(out) <= budget
     if sum(len(t) + 12 for t in texts) < budget // 2:
         assert all(t in out for t in texts)
+
+
+@pytest.mark.property
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=200),
+            st.builds(lambda t: json.dumps(user(t)).encode(), st.text(max_size=50)),
+        ),
+        max_size=20,
+    )
+)
+def test_any_bytes_parse_without_error_and_stop_at_a_line_end(
+    tmp_path_factory, chunks: list[bytes]
+) -> None:
+    path = tmp_path_factory.mktemp("t") / "t.jsonl"
+    data = b"\n".join(chunks)
+    path.write_bytes(data)
+    d = transcript.read(path)
+    assert d.end == data.rfind(b"\n") + 1
+    assert transcript.read(path, d.end).turns == []
