@@ -29,7 +29,7 @@ from agd.model import Document
 from .. import debuglog
 
 MAGIC = b"AGDMEMC\x00"
-VERSION = 1
+VERSION = 2
 _LEN = struct.Struct("<I")
 
 Key = tuple[str, int, int, int, int, int]

@@ -11,6 +11,7 @@ come straight out of the on-disk cache as tuples and become entries with one
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -34,7 +35,9 @@ class _Row(NamedTuple):
     updated: str | None
     supersedes: tuple[str, ...]
     line: int
-    attr_items: tuple[tuple[str, Any], ...]
+    attr_flat: tuple[Any, ...]
+    """Attributes as `(key1, value1, key2, value2, ...)`, sorted by key: one tuple per
+    entry instead of one per attribute keeps the cached load fast."""
     layer: str
     path: Path
 
@@ -65,17 +68,23 @@ class Entry(_Row):
         line: int = 0,
         attrs: Mapping[str, Any] | None = None,
     ) -> Entry:
-        items = tuple(sorted((attrs or {}).items()))
         return tuple.__new__(
             cls,
             (id, kind, desc, body, tuple(refs), status, created, updated, tuple(supersedes),
-             line, items, layer, Path(path)),
+             line, _flat(attrs or {}), layer, Path(path)),
         )  # fmt: skip
 
     @property
     def attrs(self) -> dict[str, Any]:
         """Every attribute of the block (a fresh dict: entries are immutable)."""
-        return dict(self.attr_items)
+        flat = self.attr_flat
+        return dict(zip(flat[::2], flat[1::2], strict=True))
+
+    @property
+    def attr_items(self) -> tuple[tuple[str, Any], ...]:
+        """Every attribute as sorted `(key, value)` pairs."""
+        flat = self.attr_flat
+        return tuple(zip(flat[::2], flat[1::2], strict=True))
 
     @property
     def is_memory(self) -> bool:
@@ -112,7 +121,7 @@ class Entry(_Row):
         return serialize_block(to_block(self))
 
     def __hash__(self) -> int:
-        return hash((self.layer, self.path, self.id, self.body, self.attr_items))
+        return hash((self.layer, self.path, self.id, self.body, self.attr_flat))
 
     def __repr__(self) -> str:
         return (
@@ -204,16 +213,26 @@ def rows_from_document(doc: Document) -> list[tuple]:
                 _str_attr(attrs, "updated"),
                 parse_id_list(attrs.get("supersedes")),
                 block.line,
-                tuple(sorted(attrs.items())),
+                _flat(attrs),
             )
         )
     return rows
 
 
+def _flat(attrs: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(x for key in sorted(attrs) for x in (key, attrs[key]))
+
+
 def entries_from_rows(rows: Iterable[tuple], layer: str, path: Path) -> list[Entry]:
     tail = (layer, path)
     new = tuple.__new__
-    return [new(Entry, row + tail) for row in rows]
+    enabled = gc.isenabled()
+    gc.disable()  # 10,000 new tuples would trigger collections that find no cycles
+    try:
+        return [new(Entry, row + tail) for row in rows]
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def to_block(entry: Entry) -> Block:

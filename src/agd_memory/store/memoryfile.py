@@ -368,7 +368,7 @@ class MemoryFile:
             existed = self.path.exists()
             if existed:
                 self._check_writable()
-                _, doc = self._parse_file()
+                doc = self._current_document()
             elif create:
                 doc = parse(rules.SCAFFOLD)
             else:
@@ -394,6 +394,18 @@ class MemoryFile:
                 ) from None
             self._remember(check)
         return result
+
+    def _current_document(self) -> Document:
+        """A private copy of the file's Document for a transaction. The memoised one is
+        reused when the file is unchanged (an MCP server or the distiller saving several
+        blocks then parses once): blocks are never mutated, only replaced, so copying the
+        list is enough."""
+        key = cache.file_key(self.path)
+        loaded = cache.memo_get(key) if key is not None else None
+        if loaded is not None and loaded.document is not None:
+            return Document(list(loaded.document.blocks))
+        _, doc = self._parse_file()
+        return doc
 
     def _check_writable(self) -> None:
         try:
