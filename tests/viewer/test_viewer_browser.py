@@ -272,7 +272,7 @@ def node_point(page, uid: str) -> dict:
 def test_graph_click_shows_body(open_page, home: Home):
     page, _ = open_page(home)
     page.click("[data-view=graph]")
-    page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+    page.wait_for_function("() => window.agdViewerGraph && window.agdViewerGraph() !== null")
     counts = page.evaluate(
         "(() => { const cy = window.agdViewerGraph(); return [cy.nodes().length, cy.edges().length]; })()"
     )
@@ -300,7 +300,7 @@ def test_graph_click_shows_body(open_page, home: Home):
 def test_graph_colours_nodes_by_kind(open_page, home: Home):
     page, _ = open_page(home)
     page.click("[data-view=graph]")
-    page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+    page.wait_for_function("() => window.agdViewerGraph && window.agdViewerGraph() !== null")
     colours = page.evaluate(
         "(() => { const cy = window.agdViewerGraph(); return ['project:user-lena', 'project:feedback-tests', 'project:decision-invoices', 'global:ref-wiki'].map(u => cy.getElementById(u).data('color')); })()"
     )
@@ -332,7 +332,7 @@ def test_theme_is_remembered(open_page, home: Home):
     assert page.evaluate("document.documentElement.dataset.theme") == after
     if after == "dark":
         page.click("[data-view=graph]")
-        page.wait_for_function("window.agdViewerGraph && window.agdViewerGraph() !== null")
+        page.wait_for_function("() => window.agdViewerGraph && window.agdViewerGraph() !== null")
         shot(page, "graph-dark")
 
 

@@ -191,7 +191,8 @@ async function boot() {
   setView("read");
   const hash = decodeURIComponent(location.hash.slice(1));
   if (hash && state.byUid.has(hash)) jumpTo(hash);
-  performance.mark("agd-first-render");
+  performance.mark("agd-first-render"); // the DOM of the read view is built
+  requestAnimationFrame(() => setTimeout(() => performance.mark("agd-first-paint"))); // and painted
   document.body.dataset.ready = "true";
   setInterval(poll, POLL_MS);
 }

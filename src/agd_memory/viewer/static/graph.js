@@ -34,39 +34,107 @@ function graphStyle() {
   ];
 }
 
-function coseOptions(n, animate) {
+// cose costs (nodes² / 2) pair steps per iteration: the iterations of one layout share this budget.
+const PAIR_BUDGET = 6e6;
+const SMALL_GROUP = 10;
+
+// Connected groups of two or more nodes, biggest first: a union-find over the edges, linear
+// (cytoscape's own components() takes over a second on a 2,000-node graph).
+function linkedGroups() {
+  const parent = new Map();
+  const find = (x) => {
+    while (parent.get(x) !== x) { parent.set(x, parent.get(parent.get(x))); x = parent.get(x); }
+    return x;
+  };
+  cy.edges().forEach((e) => {
+    const a = e.data("source");
+    const b = e.data("target");
+    if (!parent.has(a)) parent.set(a, a);
+    if (!parent.has(b)) parent.set(b, b);
+    parent.set(find(a), find(b));
+  });
+  const members = new Map();
+  for (const id of parent.keys()) {
+    const root = find(id);
+    if (!members.has(root)) members.set(root, []);
+    members.get(root).push(cy.getElementById(id));
+  }
+  return [...members.values()].map((nodes) => cy.collection(nodes)).sort((a, b) => b.length - a.length);
+}
+
+function coseOptions(numIter, n) {
+  const side = Math.sqrt(n) * 80;
   return {
-    name: "cose", animate, animationDuration: 600, randomize: true, fit: false, padding: 30,
+    name: "cose", animate: false, randomize: true, fit: false,
+    boundingBox: { x1: 0, y1: 0, w: side, h: side },
     idealEdgeLength: () => 90, nodeRepulsion: () => 6000, nodeOverlap: 8,
-    // cose is quadratic per iteration: fewer iterations keep a 2,000-block graph usable.
-    numIter: n > 1000 ? 200 : n > 300 ? 500 : 1000,
-    componentSpacing: 60, nodeDimensionsIncludeLabels: false,
+    // Fewer iterations on big graphs, with a faster cooling so the annealing still ends cold.
+    numIter, initialTemp: 1000, minTemp: 1, coolingFactor: Math.min(0.99, (1 / 1000) ** (1 / numIter)),
+    nodeDimensionsIncludeLabels: false,
   };
 }
 
-// Linked blocks go through cose; blocks with no edge at all would only be scattered by it
-// (and dwarf the linked ones), so they sit in a grid under the linked part, grouped by kind.
-function layout(animate) {
-  const linked = cy.nodes().filter((n) => n.degree(false) > 0);
-  const lonely = cy.nodes().not(linked).sort((a, b) => compareKinds(a.data("kind"), b.data("kind")) || a.data("label").localeCompare(b.data("label")));
-  const placeLonely = () => {
-    if (lonely.nonempty()) {
-      const gap = 48;
-      const bb = linked.nonempty() ? linked.boundingBox() : { x1: 0, x2: 0, y2: 0, w: 0 };
-      const cols = Math.max(Math.ceil(Math.sqrt(lonely.length * 2.5)), Math.floor(bb.w / gap) + 1);
-      const x0 = (bb.x1 + bb.x2) / 2 - ((Math.min(cols, lonely.length) - 1) * gap) / 2;
-      const y0 = bb.y2 + (linked.nonempty() ? 90 : 0);
-      lonely.positions((_node, i) => ({ x: x0 + (i % cols) * gap, y: y0 + Math.floor(i / cols) * gap }));
+// Rows of boxes, biggest first, no row wider than `width`: returns the offset of each box.
+function shelfPack(boxes, width, gap) {
+  const offsets = [];
+  let x = 0;
+  let y = 0;
+  let rowHeight = 0;
+  for (const box of boxes) {
+    if (x > 0 && x + box.w > width) { x = 0; y += rowHeight + gap; rowHeight = 0; }
+    offsets.push({ x: x - box.x1, y: y - box.y1 });
+    x += box.w + gap;
+    rowHeight = Math.max(rowHeight, box.h);
+  }
+  return { offsets, height: y + rowHeight };
+}
+
+// Each connected group of blocks is laid out on its own by cose (force-directed), then the
+// groups are packed in rows, biggest first; blocks with no edge at all go in a grid below,
+// by kind. One cose over everything would cost n² per step for nodes that never interact.
+function computePositions() {
+  const groups = linkedGroups();
+  const pairs = groups.filter((g) => g.length > SMALL_GROUP).reduce((sum, g) => sum + (g.length * g.length) / 2, 0);
+  const numIter = Math.max(40, Math.min(1000, Math.round(PAIR_BUDGET / Math.max(pairs, 1))));
+  const boxes = [];
+  for (const nodes of groups) {
+    if (nodes.length <= SMALL_GROUP) {
+      // A ring: cose's set-up costs more than its result is worth on a handful of nodes.
+      const r = nodes.length === 2 ? 40 : Math.max(45, nodes.length * 11);
+      nodes.positions((_n, i) => ({ x: r * Math.cos((2 * Math.PI * i) / nodes.length), y: r * Math.sin((2 * Math.PI * i) / nodes.length) }));
     }
-    applyLinkedOnly(lonely);
-    const visible = cy.nodes(":visible");
-    if (animate) cy.animate({ fit: { eles: visible, padding: 30 } }, { duration: 300 });
-    else cy.fit(visible, 30);
-  };
-  if (linked.empty()) { placeLonely(); return; }
-  const run = linked.union(linked.edgesWith(linked)).layout(coseOptions(linked.length, animate));
-  run.one("layoutstop", placeLonely);
-  run.run();
+    else nodes.union(nodes.connectedEdges()).layout(coseOptions(numIter, nodes.length)).run();
+    boxes.push(nodes.boundingBox());
+  }
+  const area = boxes.reduce((sum, b) => sum + b.w * b.h, 0);
+  const width = Math.max(boxes.length ? boxes[0].w : 0, Math.sqrt(area) * 1.6, 600);
+  const packed = shelfPack(boxes, width, 70);
+  const positions = {};
+  groups.forEach((nodes, i) => {
+    const off = packed.offsets[i];
+    nodes.forEach((n) => { const p = n.position(); positions[n.id()] = { x: p.x + off.x, y: p.y + off.y }; });
+  });
+  const lonely = cy.nodes().filter((n) => n.degree(false) === 0)
+    .sort((a, b) => compareKinds(a.data("kind"), b.data("kind")) || a.data("label").localeCompare(b.data("label")));
+  const gap = 48;
+  const cols = Math.max(Math.ceil(Math.sqrt(lonely.length * 2.5)), Math.floor(width / gap) + 1);
+  const y0 = groups.length ? packed.height + 90 : 0;
+  lonely.forEach((n, i) => { positions[n.id()] = { x: (i % cols) * gap, y: y0 + Math.floor(i / cols) * gap }; });
+  return { positions, lonely };
+}
+
+function layout(animate) {
+  const before = animate ? cy.nodes().map((n) => ({ ...n.position() })) : null;
+  const { positions, lonely } = computePositions();
+  applyLinkedOnly(lonely);
+  const visible = cy.nodes(":visible");
+  if (!animate) {
+    cy.nodes().positions((n) => positions[n.id()]);
+    cy.fit(visible, 30);
+    return;
+  }
+  cy.nodes().forEach((n, i) => n.position(before[i])); // animate from where the nodes were
+  cy.nodes().layout({ name: "preset", positions: (n) => positions[n.id()], animate: true, animationDuration: 600, fit: true, padding: 30 }).run();
 }
 
 function applyLinkedOnly(lonely) {
@@ -152,6 +220,7 @@ export function clearSelection() {
 }
 
 function build() {
+  performance.mark("agd-graph-start");
   if (cy) cy.destroy();
   cy = window.cytoscape({
     container: document.getElementById("cy"),
@@ -160,10 +229,12 @@ function build() {
     layout: { name: "preset" },
     minZoom: 0.05, maxZoom: 4,
   });
+  performance.mark("agd-graph-created");
   layout(false);
   cy.on("tap", "node", (e) => select(e.target.id()));
   cy.on("tap", (e) => { if (e.target === cy) clearSelection(); });
   builtFor = { data: state.data, hidden: [...state.hiddenLayers].join() };
+  performance.mark("agd-graph-built");
   legend();
   if (selected && state.byUid.has(selected)) select(selected);
   else paneEmpty();
