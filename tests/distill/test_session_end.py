@@ -347,3 +347,18 @@ def test_the_hook_command_exits_at_once_while_the_worker_runs_on(env, fake_claud
     assert runs(env) == [], "the model call is still running in the detached worker"
     (run,) = wait_runs(env, 1)
     assert run["session_id"] == "s-cli" and run["outcome"] == "saved"
+
+
+def test_the_model_sees_the_current_toc_without_tool_hints(env, fake_claude, monkeypatch) -> None:
+    monkeypatch.setenv("AGD_TOC_TOKEN_BUDGET", "300")
+    cwd = env.project("app")
+    mf = store.MemoryFile(env.memory_file(cwd), layer="project", settings=env.settings())
+    for i in range(30):
+        mf.save("x-project", f"fact-{i}", f"Body {i}.", desc=f"Fact number {i} about subsystem {i}")
+    end_session(env, write_transcript(env.root / "t" / "s1.jsonl", edit_session()), cwd)
+    wait_runs(env, 1)
+    (call,) = fake_claude.calls()
+    toc_text = call["stdin"].split("<memory-toc>")[1].split("</memory-toc>")[0]
+    assert "#fact-29" in toc_text
+    assert "agd_memory_" not in toc_text
+    assert "more entries not listed)" in toc_text
