@@ -54,7 +54,7 @@ def test_8_processes_updating_the_same_ids_leave_one_written_version(cli):
 
     def worker(w: int) -> list[str]:
         errors = []
-        for n in range(12):
+        for n in range(8):
             block_id = ids[(w + n) % len(ids)]
             r = cli(
                 "save", "x-project", block_id, "--content", f"{block_id} by {w} #{n}",
@@ -71,7 +71,7 @@ def test_8_processes_updating_the_same_ids_leave_one_written_version(cli):
     blocks = [b for b in doc.blocks if b.kind == "x-project"]
     assert sorted(b.id for b in blocks) == sorted(ids)
     written = {
-        (f"{ids[(w + n) % 3]} by {w} #{n}", f"w{w} n{n}") for w in range(8) for n in range(12)
+        (f"{ids[(w + n) % 3]} by {w} #{n}", f"w{w} n{n}") for w in range(8) for n in range(8)
     }
     for b in blocks:
         assert (b.value, b.attrs["desc"]) in written

@@ -6,6 +6,9 @@ import os
 import stat
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 import agd
 from agd_memory import store
@@ -145,9 +148,9 @@ def test_any_body_round_trips(mf: store.MemoryFile, body: str):
     assert mf.entry("note").body == body
 
 
-def test_crlf_line_ends_become_lf(mf: store.MemoryFile):
-    mf.save("x-project", "n", "a\r\nb\r\n")
-    assert _block(mf, "n").value == "a\nb\n"
+def test_crlf_and_cr_line_ends_become_lf(mf: store.MemoryFile):
+    mf.save("x-project", "n", "a\r\nb\rc\r")
+    assert _block(mf, "n").value == "a\nb\nc\n"
 
 
 def test_unicode_citation_lifts_only_ascii_ids(mf: store.MemoryFile):
@@ -315,3 +318,24 @@ def test_lock_file_is_a_sibling_and_stays(mf: store.MemoryFile):
 def test_rules_suggest_id_examples():
     assert rules.suggest_id("ctx-kernel-1.9.0") == "ctx-kernel-1-9-0"
     assert rules.suggest_id("") == "x-entry"
+
+
+def test_unpaired_surrogates_are_refused(mf: store.MemoryFile):
+    with pytest.raises(SaveRejected, match="not valid Unicode"):
+        mf.save("x-project", "a", "bad \ud800 text")
+    with pytest.raises(SaveRejected, match="desc .* not valid Unicode|not valid Unicode"):
+        mf.save("x-project", "a", "ok", desc="bad \udfff")
+    assert not mf.path.exists()
+
+
+@hyp_settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=st.text(max_size=200), desc=st.text(max_size=60))
+def test_any_text_round_trips_through_save(mf: store.MemoryFile, body: str, desc: str):
+    mf.save("x-project", "p", body, desc=desc, allow_secrets=True)
+    store.clear_cache()
+    entry = mf.entry("p")
+    assert entry.body == rules.normalize_body(body)
+    assert entry.desc == (rules.normalize_desc(desc) or None)
+    assert "\n" not in (entry.desc or "")

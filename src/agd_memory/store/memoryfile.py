@@ -208,7 +208,10 @@ class MemoryFile:
         if not isinstance(content, str):
             raise SaveRejected(f"save rejected: the content of {where} must be text")
         body = rules.normalize_body(content)
+        rules.check_text(body, "content", where)
         new_desc = None if desc is None else rules.normalize_desc(desc)
+        if new_desc is not None:
+            rules.check_text(new_desc, "desc", where)
         new_status = rules.check_status(status, where)
         given_refs = rules.id_list(refs, "refs", where)
         given_sup = rules.id_list(supersedes, "supersedes", where)

@@ -91,8 +91,19 @@ def normalize_desc(desc: str) -> str:
 
 
 def normalize_body(content: str) -> str:
-    """CRLF becomes LF (the parser does the same, so the body round-trips)."""
-    return content.replace("\r\n", "\n")
+    """CRLF and lone CR become LF (the parser reads CRLF as LF, so the body round-trips)."""
+    return content.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def check_text(value: str, what: str, where: str) -> None:
+    """Refuse text that cannot be written as UTF-8 (unpaired surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SaveRejected(
+            f"save rejected: the {what} of {where} is not valid Unicode text (character "
+            f"{exc.start + 1} is an unpaired surrogate). Nothing was written."
+        ) from None
 
 
 def check_status(status: str | None, where: str) -> str | None:
