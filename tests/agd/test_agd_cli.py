@@ -286,3 +286,35 @@ def test_bin_agd_errors_are_one_line_no_traceback():
     assert proc.returncode == 1
     assert b"Traceback" not in proc.stderr
     assert proc.stderr.decode().count("\n") == 1
+
+
+VERBS = [
+    "parse",
+    "validate",
+    "format",
+    "convert",
+    "bench",
+    "id",
+    "edit",
+    "ref",
+    "ids",
+    "get",
+    "search",
+    "backlinks",
+]
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_has_help_with_an_example(capsys, verb):
+    code, out, _ = run(capsys, verb, "--help")
+    assert code == 0
+    assert "Example" in out
+
+
+def test_bench_prints_six_lines(capsys, doc):
+    code, out, _ = run(capsys, "bench", doc)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 6
+    assert lines[0] == f"file:     {doc}"
+    assert lines[1] in ("encoding: cl100k_base", "encoding: estimate (chars/4)")
+    assert lines[3].startswith("Markdown: ") and lines[3].endswith(" vs AGD)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import sys
 
 import pytest
@@ -73,19 +74,24 @@ def test_to_html_escapes_text():
     assert to_html(agd.parse("@p a <b> & c\n")) == "<p>a &lt;b&gt; &amp; c</p>\n"
 
 
-md = pytest.importorskip("markdown_it")
+needs_markdown_it = pytest.mark.skipif(
+    importlib.util.find_spec("markdown_it") is None, reason="markdown-it-py is not installed"
+)
 
 
+@needs_markdown_it
 def test_from_markdown_basics():
     out = from_markdown("# Hi\n\nsome *em* and **b** and `c`\nnext line\n\n- x\n- y\n")
     assert out == "@h1 Hi\n\n@p some _em_ and *b* and `c` next line\n\n@ul\n- x\n- y\n"
 
 
+@needs_markdown_it
 def test_from_markdown_code_without_language_keeps_its_text():
     out = from_markdown("```\nplain code\n```\n\nafter\n\n    indented\n")
     assert out == "@code\n~~~\nplain code\n~~~\n\n@p after\n\n@code\n~~~\nindented\n~~~\n"
 
 
+@needs_markdown_it
 def test_from_markdown_nested_lists_survive_a_round_trip():
     source = "- a\n  - b\n    - c\n- d\n"
     out = from_markdown(source)
@@ -93,6 +99,7 @@ def test_from_markdown_nested_lists_survive_a_round_trip():
     assert from_markdown(to_markdown(agd.parse(out))) == out
 
 
+@needs_markdown_it
 def test_from_markdown_table_and_multi_paragraph_quote():
     out = from_markdown("| a | b |\n|---|--:|\n| 1 | 2 |\n\n> one\n>\n> two\n")
     assert out == (
@@ -101,6 +108,7 @@ def test_from_markdown_table_and_multi_paragraph_quote():
     )
 
 
+@needs_markdown_it
 def test_from_markdown_output_always_parses():
     out = from_markdown("see arr[#0]\n\n<div>\nx\n</div>\n\n###### deep\n")
     doc = agd.parse(out)
@@ -126,6 +134,7 @@ def test_from_markdown_without_markdown_it(monkeypatch):
     assert str(info.value) == "convert from-md needs markdown-it-py: pip install markdown-it-py"
 
 
+@needs_markdown_it
 def test_convert_cli_writes_out_file(tmp_path, capsys):
     from agd.cli import main
 
