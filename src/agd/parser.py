@@ -242,7 +242,11 @@ class Parser:
             if not line:
                 i += 1
                 continue
-            i = TOP_LEVEL[classify(line)](self, i)
+            # block-start lines are most non-empty lines: skip the classifier for them
+            if line[0] == "@" and len(line) > 1 and line[1] in TAG_FIRST:
+                i = self.block_start(i)
+            else:
+                i = TOP_LEVEL[classify(line)](self, i)
         return Document(self.blocks)
 
     def add(self, block: Block, first: int, last: int) -> int:
@@ -269,10 +273,16 @@ class Parser:
         tag = builtin | "x-" { ASCII letter | digit | "_" | "-" }
         """
         line = self.lines[i]
-        tag_end = TAG_RE.match(line, 1).end()  # type: ignore[union-attr]
+        # fast path: a built-in tag followed by a space or the end of the line
+        tag_end = line.find(" ", 1)
+        if tag_end < 0:
+            tag_end = len(line)
         tag = line[1:tag_end]
-        if tag not in BUILTIN_TAGS and not tag.startswith("x-"):
-            raise InvalidTag(tag, line=i + 1)
+        if tag not in BUILTIN_TAGS:
+            tag_end = TAG_RE.match(line, 1).end()  # type: ignore[union-attr]
+            tag = line[1:tag_end]
+            if tag not in BUILTIN_TAGS and not tag.startswith("x-"):
+                raise InvalidTag(tag, line=i + 1)
         rest_col = tag_end + 1
         if line.startswith(" ", tag_end):
             rest = line[tag_end + 1 :]
