@@ -16,16 +16,9 @@ from typing import Any
 from .. import debuglog
 from . import features as feature_set
 from . import lexicon, policy, render
-from .scoring import (
-    Analyzer,
-    Index,
-    Match,
-    Prompt,
-    is_memory,
-    is_superseded,
-    score_all,
-    score_all_bm25,
-)
+from .analyzer import Analyzer
+from .index import Index, Part, file_key, is_memory, is_superseded, read_cached, write_cached
+from .scoring import Match, Prompt, score_all, score_all_bm25
 from .text import BUILTIN_LANGS, fold, stopwords
 
 DEFAULT_LANGS = ("en",)
@@ -33,8 +26,6 @@ COVERAGE_MIN = 0.25
 """coverage: the share of the prompt's IDF mass a block must match to be injected."""
 BODY_ONLY_COVERAGE = 0.6
 """body-coverage: a block matching this share of the prompt in its body alone is anchored."""
-INFORMATIVE_DF_SHARE = 0.15
-"""rare-anchor: a word in more than this share of the entries anchors nothing."""
 
 
 @dataclass(frozen=True)
@@ -109,72 +100,89 @@ def synonyms_file(files: Sequence[Any], settings: Any) -> Path | None:
 def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) -> Analyzer:
     """The analyzer for these files (cached: the synonym map costs a few milliseconds)."""
     path = synonyms_file(files, settings)
-    sig: tuple = (features, None)
+    sig: tuple = (tuple(sorted(features)), None)
     if path is not None:
         try:
             st = path.stat()
-            sig = (features, str(path), st.st_size, st.st_mtime_ns)
+            sig = (tuple(sorted(features)), str(path), st.st_size, st.st_mtime_ns)
         except OSError:
             path = None
     cached = _ANALYZERS.get(sig)
     if cached is None:
         cached = _ANALYZERS[sig] = Analyzer(features, path)
+        _SIGNATURES[id(cached)] = sig
     return cached
 
 
 _ANALYZERS: dict[tuple, Analyzer] = {}
+_SIGNATURES: dict[int, tuple] = {}
+_PARTS: dict[tuple, Part] = {}
+"""In-process cache of analysed files (the MCP server and the eval reuse them)."""
 
 
-_INDEX_CACHE: dict[tuple, Index] = {}
+def _cache_dir(settings: Any) -> Path | None:
+    data_dir = getattr(settings, "data_dir", None)
+    return Path(data_dir) / "cache" if data_dir else None
 
 
-def _signature(mf: Any) -> tuple | None:
-    path = getattr(mf, "path", None)
-    if path is None:
-        return None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (str(path), getattr(mf, "layer", ""), st.st_size, st.st_mtime_ns)
-
-
-def _load_entries(files: Sequence[Any]) -> list[Any]:
-    entries: list[Any] = []
-    for mf in files:
-        try:
-            entries.extend(mf.entries())
-        except Exception as exc:  # one broken file must not silence the others
-            debuglog.log(f"recall: skipping {getattr(mf, 'path', mf)}: {exc}")
-    return entries
-
-
-def build_index(
-    files: Sequence[Any], settings: Any, features: frozenset[str], analyzer: Analyzer
-) -> Index | None:
-    """The index over the files' entries, cached by each file's path, size and mtime."""
-    sigs = [_signature(mf) for mf in files]
-    key = None
+def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) -> Part | None:
     skip_superseded = not settings.recall_allow_superseded
-    if all(s is not None for s in sigs):
-        key = (tuple(sigs), features, skip_superseded, id(analyzer))
-        cached = _INDEX_CACHE.get(key)
-        if cached is not None:
-            return cached
-    entries = _load_entries(files)
-    if not entries:
-        return None
 
     def recallable(entry: Any) -> bool:
         return is_memory(entry) and not (skip_superseded and is_superseded(entry))
 
     idf_over = recallable if "idf-recallable" in features else None
-    index = Index(entries, analyzer, idf_over=idf_over)
+    path = getattr(mf, "path", None)
+    key = None
+    if path is not None:
+        sig = (_SIGNATURES.get(id(analyzer), ()), skip_superseded)
+        key = file_key(Path(path), sig)
     if key is not None:
-        if len(_INDEX_CACHE) > 16:
-            _INDEX_CACHE.clear()
-        _INDEX_CACHE[key] = index
-    return index
+        part = _PARTS.get(key)
+        if part is not None:
+            return part
+        payload = read_cached(_cache_dir(settings), key)
+        if payload is not None:
+            part = _PARTS[key] = Part.from_payload(payload, mf.entries, _entry_type(mf))
+            return part
+    try:
+        entries = mf.entries()
+    except Exception as exc:  # one broken file must not silence the others
+        debuglog.log(f"recall: skipping {path or mf}: {exc}")
+        return None
+    part = Part.build(entries, analyzer, idf_over)
+    if key is not None:
+        if len(_PARTS) > 32:
+            _PARTS.clear()
+        _PARTS[key] = part
+        write_cached(_cache_dir(settings), key, part.payload())
+    return part
+
+
+def _entry_type(mf: Any) -> Any:
+    """The class to rebuild a file's entries with from the disk cache."""
+    from ._shim_store import Entry as ShimEntry
+    from ._shim_store import ShimFile
+
+    if isinstance(mf, ShimFile):
+        return ShimEntry
+    try:
+        from agd_memory.store import Entry
+    except Exception:
+        return None
+    return Entry
+
+
+def build_index(
+    files: Sequence[Any], settings: Any, features: frozenset[str], analyzer: Analyzer
+) -> Index | None:
+    """The index over the files' blocks; each file's analysis is cached in process and on
+    disk, keyed by the file's identity and the analyzer."""
+    parts = [p for mf in files if (p := _part(mf, settings, analyzer, features)) is not None]
+    parts = [p for p in parts if p.records]
+    if not parts:
+        return None
+    return Index(analyzer=analyzer, parts=parts)
 
 
 def select_files(files: Sequence[Any], settings: Any) -> list[Any]:
@@ -222,25 +230,8 @@ def gates_of(settings: Any) -> policy.Gates:
 def _anchor_vocabulary(index: Index) -> frozenset[str]:
     vocab = getattr(index, "_anchor_vocab", None)
     if vocab is None:
-        vocab = frozenset().union(
-            *(d.id_set | d.desc_set for d in index.docs if is_memory(d.entry))
-        )
-        index._anchor_vocab = vocab  # type: ignore[attr-defined]
+        vocab = index._anchor_vocab = index.anchor_vocabulary()  # type: ignore[attr-defined]
     return vocab
-
-
-def _informative(index: Index):
-    limit = max(2.0, INFORMATIVE_DF_SHARE * index.n)
-    df_of = {}
-
-    def informative(word: str) -> bool:
-        if word not in df_of:
-            df_of[word] = len(
-                [i for i in index.postings.get(word, ()) if is_memory(index.docs[i].entry)]
-            )
-        return df_of[word] <= limit
-
-    return informative
 
 
 def _coverage(m: Match, index: Index) -> float:
@@ -281,7 +272,7 @@ def recall(
     built = Prompt.build(words, analyzer, fuzzy=fuzzy)
     matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
     if "entries-only" in feats:
-        matches = [m for m in matches if is_memory(m.doc.entry)]
+        matches = [m for m in matches if m.doc.memory]
     if ("coverage" in feats or "coord" in feats) and matches:
         total = sum(index.surprise(w) for w in set(words)) or 1.0
         scored = []
@@ -296,8 +287,7 @@ def recall(
                 m = replace(m, anchor_exact=m.covered)
             scored.append(m)
         matches = scored
-    informative = _informative(index) if "rare-anchor" in feats else None
-    ranked = policy.rank(matches, ranking_of(settings), informative=informative)
+    ranked = policy.rank(matches, ranking_of(settings))
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
     return _within_budget(ranked, settings, feats, words)

@@ -25,13 +25,12 @@ FEATURES: dict[str, str] = {
     "stem": "a light suffix-stripping stemmer on both sides",
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
-    "rare-anchor": "an anchor must be an informative word, not one that most blocks share",
     "exact-budget": "the budget is measured on the text actually injected",
 }
 
 REFERENCE: frozenset[str] = frozenset()
-DEFAULT: frozenset[str] = frozenset(FEATURES) - {"rare-anchor", "coord"}
-"""Measured on the dev set: rare-anchor and coord did not help (benchmarks/README.md)."""
+DEFAULT: frozenset[str] = frozenset(FEATURES) - {"coord"}
+"""Measured on the dev set: coord did not help (benchmarks/README.md)."""
 
 
 def parse(spec: str) -> frozenset[str]:

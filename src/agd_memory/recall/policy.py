@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .scoring import Match, is_superseded
+from .scoring import Match
 
 # Skip reasons, as the reference names them (they reach the debug log and `recall --json`).
 DISABLED = "disabled_via_env"
@@ -91,7 +91,7 @@ class Ranking:
 def sort_key(match: Match) -> tuple[float, int, int, str]:
     """Score (high first), then newest `updated`, then shorter body, then id."""
     doc = match.doc
-    return (-match.score, -doc.recency, doc.body_chars, str(doc.entry.id))
+    return (-match.score, -doc.recency, doc.body_chars, doc.id)
 
 
 def anchored(match: Match, fuzzy_anchor_min: int) -> bool:
@@ -104,47 +104,22 @@ def anchored(match: Match, fuzzy_anchor_min: int) -> bool:
     return bool(match.anchor_exact) or len(match.anchor_cognates) >= fuzzy_anchor_min
 
 
-def rank(
-    matches: Sequence[Match],
-    ranking: Ranking,
-    *,
-    informative: Callable[[str], bool] | None = None,
-) -> list[Match]:
-    """Filter, sort, apply the floors and keep the top k.
-
-    `informative` (the rare-anchor feature) decides whether an exact anchor word counts:
-    a word most blocks share (`project`, `marco`) anchors nothing.
-    """
+def rank(matches: Sequence[Match], ranking: Ranking) -> list[Match]:
+    """Drop zero scores, superseded and unanchored blocks; sort; apply the floors; keep top k."""
     kept = []
     for m in matches:
         if m.score <= 0:
             continue
-        if ranking.skip_superseded and is_superseded(m.doc.entry):
+        if ranking.skip_superseded and m.doc.status == "superseded":
             continue
-        if ranking.require_anchor:
-            if informative is not None:
-                m = _strip_uninformative(m, informative)
-            if not anchored(m, ranking.fuzzy_anchor_min):
-                continue
+        if ranking.require_anchor and not anchored(m, ranking.fuzzy_anchor_min):
+            continue
         kept.append(m)
     if not kept:
         return []
     kept.sort(key=sort_key)
     floor = max(ranking.min_score, kept[0].score * ranking.min_score_ratio)
     return [m for m in kept[: max(ranking.top_k, 0)] if m.score >= floor]
-
-
-def _strip_uninformative(m: Match, informative: Callable[[str], bool]) -> Match:
-    exact = frozenset(t for t in m.anchor_exact if informative(t))
-    if exact == m.anchor_exact:
-        return m
-    return Match(
-        doc=m.doc,
-        score=m.score,
-        anchor_exact=exact,
-        anchor_cognates=m.anchor_cognates,
-        matched=m.matched,
-    )
 
 
 def fit_budget(sizes: Sequence[int], budget_chars: int) -> int:

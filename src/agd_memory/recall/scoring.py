@@ -17,166 +17,33 @@ visits the blocks that share a word or a cognate key with it.
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from . import cognates, lexicon
-from .text import Tokenizer
+from . import cognates
+from .analyzer import BLOCK_MIN_LEN, Analyzer
+from .index import Doc, Index, is_memory, is_superseded, recency_key
+
+__all__ = [
+    "BLOCK_MIN_LEN",
+    "Analyzer",
+    "Doc",
+    "Index",
+    "Match",
+    "Prompt",
+    "is_memory",
+    "is_superseded",
+    "recency_key",
+    "score_all",
+    "score_all_bm25",
+    "score_doc",
+    "score_entries",
+]
 
 FIELD_BOOST_ID = 3.0
 FIELD_BOOST_DESC = 3.0
 FIELD_BOOST_KIND = 2.0
-BLOCK_MIN_LEN = 3
-"""Block text always uses 3 as the minimum word length (reference)."""
-
-_DIGITS = re.compile(r"\d")
-
-
-class Analyzer:
-    """Turns text into the tokens and cognate keys one feature set uses, on both sides.
-
-    Pipeline per word: tokenizer -> (stem) -> (synonym concept). The prompt side
-    removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
-    """
-
-    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms")
-
-    def __init__(self, features: frozenset[str], synonyms_file: Path | None = None) -> None:
-        self.features = features
-        self.tokenizer = Tokenizer(improved="tokens" in features)
-        self.stemming = "stem" in features
-        self.key: Callable[[str], str | None] = (
-            cognates.improved_key if "cognates" in features else cognates.reference_key
-        )
-        self.synonyms: dict[str, str] = {}
-        groups: list[list[str]] = []
-        if "concepts" in features:
-            groups.extend(list(g) for g in lexicon.builtin_groups())
-        if synonyms_file is not None:
-            groups.extend(lexicon.read_groups(synonyms_file))
-        if groups:
-            self.synonyms = lexicon.build_map(groups, self._stemmed)
-
-    def _stemmed(self, text: str) -> list[str]:
-        words = self.tokenizer(text, 2)
-        return [cognates.stem(w) for w in words] if self.stemming else words
-
-    def normalize(self, word: str) -> str:
-        """One tokenizer word to its index form: stemmed, then mapped to its concept."""
-        if self.stemming:
-            word = cognates.stem(word)
-        return self.synonyms.get(word, word) if self.synonyms else word
-
-    def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
-        words = self.tokenizer(text, min_len)
-        if not self.stemming and not self.synonyms:
-            return words
-        return [self.normalize(w) for w in words]
-
-
-def is_superseded(entry: Any) -> bool:
-    return getattr(entry, "status", None) == "superseded"
-
-
-def is_memory(entry: Any) -> bool:
-    """Memory entries are `x-*` blocks; headings, meta and paragraphs are not."""
-    return str(getattr(entry, "kind", "")).startswith("x-")
-
-
-def recency_key(updated: object) -> int:
-    """The first 8 digits of `updated` as a number (20260131); undated or malformed gives 0."""
-    if not isinstance(updated, str):
-        return 0
-    digits = "".join(_DIGITS.findall(updated))
-    return int(digits[:8]) if len(digits) >= 8 else 0
-
-
-class Doc:
-    """One block, analysed once: its field token sets, body counts and cognate keys."""
-
-    __slots__ = (
-        "entry",
-        "id_set",
-        "desc_set",
-        "kind_set",
-        "body",
-        "body_len",
-        "body_chars",
-        "recency",
-        "keys",
-    )
-
-    def __init__(self, entry: Any, analyzer: Analyzer) -> None:
-        self.entry = entry
-        kind = str(getattr(entry, "kind", "") or "")
-        self.id_set = frozenset(analyzer.tokens(str(entry.id).replace("-", " ")))
-        self.desc_set = frozenset(analyzer.tokens(getattr(entry, "desc", None) or ""))
-        # the kind is a field of the reference score; "no-kind" drops it (`project`,
-        # `feedback` in a prompt then stop lifting every block of that kind)
-        self.kind_set = (
-            _NONE
-            if "no-kind" in analyzer.features
-            else frozenset(analyzer.tokens(kind.replace("x-", " ")))
-        )
-        body_text = getattr(entry, "body", None) or ""
-        body_tokens = analyzer.tokens(body_text)
-        self.body = Counter(body_tokens)
-        self.body_len = len(body_tokens)
-        self.body_chars = len(body_text)
-        self.recency = recency_key(getattr(entry, "updated", None))
-        self.keys = {t: k for t in self.vocabulary() if (k := analyzer.key(t)) is not None}
-
-    def vocabulary(self) -> frozenset[str]:
-        return self.id_set | self.desc_set | self.kind_set | self.body.keys()
-
-
-class Index:
-    """Every loaded block analysed, with document frequencies and postings for fast lookup."""
-
-    def __init__(
-        self,
-        entries: Iterable[Any],
-        analyzer: Analyzer,
-        *,
-        idf_over: Callable[[Any], bool] | None = None,
-    ) -> None:
-        self.analyzer = analyzer
-        self.docs = [Doc(e, analyzer) for e in entries]
-        self.postings: dict[str, list[int]] = {}
-        self.key_postings: dict[str, list[int]] = {}
-        df: Counter[str] = Counter()
-        counted = 0
-        for i, doc in enumerate(self.docs):
-            vocab = doc.vocabulary()
-            for t in vocab:
-                self.postings.setdefault(t, []).append(i)
-            for k in set(doc.keys.values()):
-                self.key_postings.setdefault(k, []).append(i)
-            if idf_over is None or idf_over(doc.entry):
-                df.update(vocab)
-                counted += 1
-        self.n = counted
-        self.df = df
-        self.idf = {t: math.log((counted + 1) / (c + 1)) + 1.0 for t, c in df.items()}
-        docs = self.docs or []
-        self.avg_body = (sum(d.body_len for d in docs) / len(docs)) if docs else 1.0
-        self.avg_desc = (sum(len(d.desc_set) for d in docs) / len(docs)) if docs else 1.0
-
-    def bm25_idf(self, token: str) -> float:
-        """Okapi IDF, never negative; a word no block has gets the rarest weight."""
-        df = self.df.get(token, 0)
-        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
-
-    def weight(self, token: str) -> float:
-        return self.idf.get(token, 1.0)
-
-    def surprise(self, token: str) -> float:
-        """Weight for coverage: a word no block has is the most informative of all."""
-        return self.idf.get(token, math.log(self.n + 1) + 1.0)
 
 
 @dataclass(frozen=True)
@@ -275,17 +142,12 @@ def score_doc(doc: Doc, prompt: Prompt, w: Callable[[str], float]) -> Match:
 
 def candidates(index: Index, prompt: Prompt) -> list[int]:
     """Indices of the blocks sharing a word or a cognate key with the prompt, in file order."""
-    found: set[int] = set()
-    for t in prompt.words:
-        found.update(index.postings.get(t, ()))
-    for k in prompt.cognates:
-        found.update(index.key_postings.get(k, ()))
-    return sorted(found)
+    return index.candidates(prompt.words, prompt.cognates)
 
 
 def score_all(index: Index, prompt: Prompt) -> list[Match]:
     """Matches for every candidate block, in file order (zero scores included)."""
-    return [score_doc(index.docs[i], prompt, index.weight) for i in candidates(index, prompt)]
+    return [score_doc(index.doc(i), prompt, index.weight) for i in candidates(index, prompt)]
 
 
 def uniform_weight(_: str) -> float:
@@ -298,19 +160,13 @@ def score_entries(
     """Scores with uniform weights, for tests and quick checks (no IDF)."""
     analyzer = Analyzer(features)
     prompt = Prompt.build(words, analyzer, fuzzy=False)
-    return [score_doc(Doc(e, analyzer), prompt, uniform_weight).score for e in entries]
+    index = Index(entries, analyzer)
+    return [score_doc(d, prompt, uniform_weight).score for d in index.docs]
 
 
 # BM25F (the `bm25` feature and ranked search): per prompt word, the field-weighted,
 # length-normalised term frequency, saturated, times the word's IDF.
 BM25_K1 = 1.2
-BM25_FIELDS = (("id", 3.0, 0.0), ("desc", 3.0, 0.5), ("body", 1.0, 0.75))
-
-
-def _cognate_tf(tokens: Iterable[str], doc: Doc, word: str, key: str | None) -> int:
-    if key is None:
-        return 0
-    return sum(1 for t in tokens if t != word and doc.keys.get(t) == key)
 
 
 def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
@@ -336,9 +192,10 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
             tf += body_tf / body_norm
         exact = tf > 0
         if key is not None and prompt.cognates:
-            cid = _cognate_tf(doc.id_set, doc, word, key)
-            cdesc = _cognate_tf(doc.desc_set, doc, word, key)
-            cbody = sum(c for t, c in doc.body.items() if t != word and doc.keys.get(t) == key)
+            same_key = [t for t in doc.key_tokens.get(key, ()) if t != word]
+            cid = sum(1 for t in same_key if t in doc.id_set)
+            cdesc = sum(1 for t in same_key if t in doc.desc_set)
+            cbody = sum(doc.body.get(t, 0) for t in same_key)
             ctf = 3.0 * cid + 3.0 * cdesc / desc_norm + cbody / body_norm
             if ctf:
                 tf += cognates.WEIGHT * ctf
@@ -362,4 +219,4 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
 
 def score_all_bm25(index: Index, prompt: Prompt) -> list[Match]:
     keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
-    return [score_bm25(index.docs[i], prompt, index, keys) for i in candidates(index, prompt)]
+    return [score_bm25(index.doc(i), prompt, index, keys) for i in candidates(index, prompt)]

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import engine
 from . import features as feature_set
-from .scoring import Prompt, is_memory, is_superseded, score_all_bm25
+from .scoring import Prompt, score_all_bm25
 from .text import fold
 
 EXCERPT_RADIUS = 60
@@ -35,11 +35,11 @@ class Hit:
         return str(getattr(self.entry, "layer", "") or "")
 
 
-def _kind_matches(entry: Any, kind: str | None) -> bool:
+def _kind_matches(block_kind: str, kind: str | None) -> bool:
     if not kind:
         return True
     wanted = kind if kind.startswith("x-") else f"x-{kind}"
-    return str(entry.kind) == wanted
+    return block_kind == wanted
 
 
 def _query_words(query: str, analyzer: Any, settings: Any, feats: frozenset[str]) -> list[str]:
@@ -74,14 +74,14 @@ def search(
     raw_words = [w for w in re.findall(r"\w+", query) if len(w) >= 2]
     scored = []
     for m in score_all_bm25(index, prompt):
-        entry = m.doc.entry
-        if m.score <= 0 or not is_memory(entry) or not _kind_matches(entry, kind):
+        doc = m.doc
+        if m.score <= 0 or not doc.memory or not _kind_matches(doc.kind, kind):
             continue
-        if not ignore_case and not _has_exact_case(entry, raw_words):
+        if not ignore_case and not _has_exact_case(doc.entry, raw_words):
             continue
-        score = m.score * (SUPERSEDED_FACTOR if is_superseded(entry) else 1.0)
+        score = m.score * (SUPERSEDED_FACTOR if doc.status == "superseded" else 1.0)
         scored.append((score, m))
-    scored.sort(key=lambda sm: (-sm[0], -sm[1].doc.recency, str(sm[1].doc.entry.id)))
+    scored.sort(key=lambda sm: (-sm[0], -sm[1].doc.recency, sm[1].doc.id))
     return [
         Hit(entry=m.doc.entry, score=score, excerpt=excerpt(m.doc.entry, raw_words))
         for score, m in scored[:limit]

@@ -73,17 +73,33 @@ def improved_tokens(text: str, min_len: int) -> list[str]:
         for run in CJK_RUN.findall(text):
             out.extend(_cjk_bigrams(run))
         text = CJK_RUN.sub(" ", text)
+    cache = _RUN_CACHE.get(min_len)
+    if cache is None or len(cache) > RUN_CACHE_MAX:
+        cache = _RUN_CACHE[min_len] = {}
     for run in ALNUM_RUN.findall(text):
-        whole = fold(run)
-        # camelCase is an ASCII convention; elsewhere split only letters from digits
-        parts = CAMEL_PART.findall(run) if run.isascii() else REFERENCE_WORD.findall(run)
-        if _keep(whole, min_len):
-            out.append(whole)
-        for part in parts:
-            token = fold(part)
-            if token != whole and _keep(token, min_len):
-                out.append(token)
+        tokens = cache.get(run)
+        if tokens is None:
+            tokens = cache[run] = _run_tokens(run, min_len)
+        out.extend(tokens)
     return out
+
+
+# Words repeat: a memory of 10,000 blocks has a few thousand distinct runs, so the
+# per-run work (camelCase split, accent folding) is done once per run, not per use.
+RUN_CACHE_MAX = 200_000
+_RUN_CACHE: dict[int, dict[str, tuple[str, ...]]] = {}
+
+
+def _run_tokens(run: str, min_len: int) -> tuple[str, ...]:
+    whole = fold(run)
+    # camelCase is an ASCII convention; elsewhere split only letters from digits
+    parts = CAMEL_PART.findall(run) if run.isascii() else REFERENCE_WORD.findall(run)
+    out = [whole] if _keep(whole, min_len) else []
+    for part in parts:
+        token = fold(part)
+        if token != whole and _keep(token, min_len):
+            out.append(token)
+    return tuple(out)
 
 
 def _keep(token: str, min_len: int) -> bool:

@@ -1,0 +1,243 @@
+"""Recall quality and latency: the numbers in benchmarks/README.md, "Recall quality and latency".
+
+    python3 benchmarks/recall.py [--cases PATH] [--blocks 10000] [--runs 15]
+
+1. The eval on the dev set: reference algorithm vs the default recall.
+2. Ranked search recall@5 on the dev positives, side by side with a plain BM25
+   (one field, id + desc + body, the reference tokenizer, no stopwords, k1=1.2, b=0.75)
+   over the same blocks.
+3. Recall latency in a fresh process, as the hook runs it, on a synthetic memory of
+   N blocks with the store's disk cache warm, minus a bare `python3 -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from agd_memory.commands.recall import eval_settings  # noqa: E402
+from agd_memory.recall import evaluate, search  # noqa: E402
+from agd_memory.recall._shim_store import open_file  # noqa: E402
+from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
+from agd_memory.recall.text import reference_tokens  # noqa: E402
+
+DEFAULT_CASES = ROOT.parent / "shared" / "eval" / "recall-dev" / "cases.json"
+
+
+def quality(cases: Path) -> None:
+    print("## eval (hit@1, recall@3 over 75 positives; false injections over 68 negative runs)")
+    rows = [
+        ("reference (langs en,it)", REFERENCE, ["AGD_RECALL_LANGS=en,it"]),
+        ("reference, cognates off", REFERENCE, ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_NO_FUZZY=1"]),
+        (
+            "reference, anchor-min 1",
+            REFERENCE,
+            ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_FUZZY_ANCHOR_MIN=1"],
+        ),
+        ("default", DEFAULT, []),
+    ]
+    for name, feats, sets in rows:
+        s = evaluate.run(cases, eval_settings(sets), features=feats).summary()
+        p, n = s["positives"], s["negatives"]
+        print(
+            f"{name:28} hit@1 {p['hit1']}/{p['cases']} ({p['hit1_rate']:.0%})"
+            f"  recall@3 {p['recall3']}/{p['cases']} ({p['recall3_rate']:.0%})"
+            f"  false {n['false_injections']}/{n['runs']} ({n['false_injection_rate']:.1%})"
+            f"  median tokens {p['tokens_median']}"
+        )
+
+
+def plain_bm25(entries: list, query: str, k: int, k1: float = 1.2, b: float = 0.75) -> list[str]:
+    """Textbook BM25 over id + desc + body as one field, reference tokenizer."""
+    docs = []
+    for e in entries:
+        text = " ".join([str(e.id).replace("-", " "), e.desc or "", e.body or ""])
+        docs.append(Counter(reference_tokens(text, 3)))
+    n = len(docs)
+    avg = sum(sum(d.values()) for d in docs) / n
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+    q = set(reference_tokens(query, 3))
+    scored = []
+    for e, d in zip(entries, docs, strict=True):
+        length = sum(d.values())
+        s = 0.0
+        for t in q:
+            tf = d.get(t, 0)
+            if tf:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+        if s > 0:
+            scored.append((s, str(e.id)))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [i for _, i in scored[:k]]
+
+
+def search_quality(cases_path: Path) -> None:
+    print("\n## ranked search recall@5 on the dev positives (no gates)")
+    settings = eval_settings([])
+    cases = evaluate.load_cases(cases_path)
+    base = cases_path.parent
+    hits_ranked = hits_plain = total = 0
+    for case in cases:
+        if case.get("expect") is None:
+            continue
+        files = [
+            open_file(base / case["corpus"], "project", settings),
+            open_file(base / "global.agd", "global", settings),
+        ]
+        entries = [
+            e
+            for f in files
+            for e in f.entries()
+            if str(e.kind).startswith("x-") and e.status != "superseded"
+        ]
+        ranked = [str(h.entry.id) for h in search.search(case["prompt"], files, settings, limit=50)]
+        ranked = [i for i in ranked if i in {str(e.id) for e in entries}][:5]
+        total += 1
+        hits_ranked += case["expect"] in ranked
+        hits_plain += case["expect"] in plain_bm25(entries, case["prompt"], 5)
+    print(f"plain BM25      recall@5 {hits_plain}/{total} ({hits_plain / total:.0%})")
+    print(f"ranked search   recall@5 {hits_ranked}/{total} ({hits_ranked / total:.0%})")
+
+
+WORDS = [
+    f"{a}{b}"
+    for a in (
+        "deploy",
+        "backup",
+        "invoice",
+        "server",
+        "client",
+        "report",
+        "token",
+        "build",
+        "cache",
+        "queue",
+    )
+    for b in ("", "er", "ing", "s", "ed", "able", "ment", "ist", "ize", "ion")
+] + [f"w{i:04d}" for i in range(2000)]
+
+
+def synthetic_memory(path: Path, blocks: int, seed: int = 7) -> None:
+    rnd = random.Random(seed)
+    parts = [
+        "@meta format=agd version=1 [#meta]\n",
+        "@h1 Project memory [#root]\n",
+        "@h2 Project [#h-project]\n",
+    ]
+    for i in range(blocks):
+        desc = " ".join(rnd.choice(WORDS) for _ in range(6))
+        body = "\n".join(" ".join(rnd.choice(WORDS) for _ in range(12)) for _ in range(4))
+        parts.append(
+            f'@x-project desc="{desc}" created="2026-01-01" updated="2026-0{1 + i % 9}-01" [#block-{i}]\n~~~\n{body}\n~~~\n'
+        )
+    path.write_text("\n".join(parts), encoding="utf-8")
+
+
+HOOK_SNIPPET = """
+import sys
+sys.path.insert(0, {src!r})
+from agd_memory.settings import Settings
+from agd_memory.recall import recall
+from agd_memory.recall._shim_store import open_file
+s = Settings.load()
+f = [open_file({path!r}, "project", s)]
+r = recall("how do we deploy the invoice server backup with the token cache?", f, s)
+print(len(r.render()))
+"""
+
+
+def _env() -> dict[str, str]:
+    # an installed package has its bytecode compiled; measure that, not compiling sources
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _median_ms(cmd: list[str], runs: int) -> tuple[float, float]:
+    """Median wall time and median CPU time (user + system) of `cmd`, in ms. CPU time is
+    the steadier figure on a shared machine: it does not count waiting for a core."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, env=_env())
+        walls.append((time.perf_counter() - t0) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def latency(blocks: int, runs: int) -> None:
+    print(
+        f"\n## recall latency, fresh process, {blocks} blocks, warm disk cache ({runs} runs, median)"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "memory.agd"
+        synthetic_memory(path, blocks)
+        env_cmd = [sys.executable, "-c", HOOK_SNIPPET.format(src=str(ROOT / "src"), path=str(path))]
+        # warm the disk caches (store and recall index) and write the bytecode
+        subprocess.run(env_cmd, check=True, capture_output=True, env=_env())
+        bare, bare_cpu = _median_ms([sys.executable, "-c", "pass"], runs)
+        full, full_cpu = _median_ms(env_cmd, runs)
+        print(
+            f"wall: bare interpreter {bare:.0f} ms, recall process {full:.0f} ms,"
+            f" over bare start {full - bare:.0f} ms"
+        )
+        print(
+            f"cpu:  bare interpreter {bare_cpu:.0f} ms, recall process {full_cpu:.0f} ms,"
+            f" over bare start {full_cpu - bare_cpu:.0f} ms"
+        )
+        sys.path.insert(0, str(ROOT / "src"))
+        from agd_memory.recall import engine
+        from agd_memory.settings import Settings
+
+        s = Settings.load()
+        files = [open_file(path, "project", s)]
+        engine.recall("deploy invoice server", files, s)
+        t0 = time.perf_counter()
+        for _ in range(20):
+            engine.recall(
+                "how do we deploy the invoice server backup with the token cache?", files, s
+            )
+        print(
+            f"in-process, index cached: {(time.perf_counter() - t0) / 20 * 1000:.1f} ms per prompt"
+        )
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--cases", type=Path, default=DEFAULT_CASES)
+    p.add_argument("--blocks", type=int, default=10_000)
+    p.add_argument("--runs", type=int, default=15)
+    p.add_argument("--skip-latency", action="store_true")
+    args = p.parse_args()
+    if args.cases.is_file():
+        quality(args.cases)
+        search_quality(args.cases)
+    else:
+        print(f"dev set not found at {args.cases}; skipping the quality sections")
+    if not args.skip_latency:
+        latency(args.blocks, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

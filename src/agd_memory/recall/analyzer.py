@@ -1,0 +1,77 @@
+"""The analyzer: text to index tokens, the same way on the prompt and on the blocks.
+
+Per word: the tokenizer (`text`), then the stemmer, then the synonym concept
+(`lexicon`); cognate keys (`cognates`) are computed on the result. Every step is
+memoised per distinct word, because words repeat across thousands of blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from . import cognates, lexicon
+from .text import Tokenizer
+
+BLOCK_MIN_LEN = 3
+"""Block text always uses 3 as the minimum word length (reference)."""
+
+
+class Analyzer:
+    """Turns text into the tokens and cognate keys one feature set uses, on both sides.
+
+    Pipeline per word: tokenizer -> (stem) -> (synonym concept). The prompt side
+    removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
+    """
+
+    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms", "_norm", "_keys")
+
+    def __init__(self, features: frozenset[str], synonyms_file: Path | None = None) -> None:
+        self.features = features
+        self.tokenizer = Tokenizer(improved="tokens" in features)
+        self.stemming = "stem" in features
+        self.key: Callable[[str], str | None] = (
+            cognates.improved_key if "cognates" in features else cognates.reference_key
+        )
+        self.synonyms: dict[str, str] = {}
+        self._norm: dict[str, str] = {}
+        self._keys: dict[str, str | None] = {}
+        groups: list[list[str]] = []
+        if "concepts" in features:
+            groups.extend(list(g) for g in lexicon.builtin_groups())
+        if synonyms_file is not None:
+            groups.extend(lexicon.read_groups(synonyms_file))
+        if groups:
+            self.synonyms = lexicon.build_map(groups, self._stemmed)
+
+    def _stemmed(self, text: str) -> list[str]:
+        words = self.tokenizer(text, 2)
+        return [cognates.stem(w) for w in words] if self.stemming else words
+
+    def normalize(self, word: str) -> str:
+        """One tokenizer word to its index form: stemmed, then mapped to its concept."""
+        done = self._norm.get(word)
+        if done is None:
+            done = cognates.stem(word) if self.stemming else word
+            done = self.synonyms.get(done, done) if self.synonyms else done
+            if len(self._norm) > 200_000:
+                self._norm.clear()
+            self._norm[word] = done
+        return done
+
+    def key_of(self, token: str) -> str | None:
+        """The cognate key of an index token (memoised: tokens repeat across blocks)."""
+        try:
+            return self._keys[token]
+        except KeyError:
+            if len(self._keys) > 200_000:
+                self._keys.clear()
+            k = self._keys[token] = self.key(token)
+            return k
+
+    def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
+        words = self.tokenizer(text, min_len)
+        if not self.stemming and not self.synonyms:
+            return words
+        norm = self.normalize
+        return [norm(w) for w in words]

@@ -1,0 +1,453 @@
+"""The recall index: every block analysed once, kept per memory file, in memory and on disk.
+
+A hook is a fresh process per prompt. Analysing 10,000 blocks (tokenize, stem, map
+synonyms, cognate keys) takes seconds in Python, so each file's analysis is saved
+next to the store's cache as a `marshal` blob keyed by the file's identity (path,
+size, mtime, inode, ctime) and the analyzer (features, synonyms file). A prompt then
+loads postings, reads only the blocks that share a word or a cognate key with it,
+and asks the store for entries only when something is worth rendering.
+
+Anything wrong with a cache file (missing, stale, foreign, truncated) means a rebuild;
+writing it never fails recall.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import heapq
+import marshal
+import math
+import os
+from array import array
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .analyzer import Analyzer
+
+CACHE_VERSION = 5
+MAX_CANDIDATES = 400
+"""Most blocks scored in full per prompt (see `Index.candidates`)."""
+_NONE: frozenset[str] = frozenset()
+
+# A record is one analysed block: plain values so `marshal` can store it.
+# (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
+#  body length in tokens, body length in characters, recency, entry fields)
+# The entry fields rebuild the entry for rendering without reading the memory file.
+Record = tuple
+ENTRY_FIELDS = (
+    "id", "kind", "desc", "body", "refs", "status", "created", "updated",
+    "supersedes", "layer", "path", "line",
+)  # fmt: skip
+
+
+def entry_fields(entry: Any) -> tuple:
+    values = []
+    for name in ENTRY_FIELDS:
+        v = getattr(entry, name, None)
+        if name in ("refs", "supersedes"):
+            v = tuple(str(x) for x in (v or ()))
+        elif name == "path":
+            v = str(v) if v else ""
+        elif name == "line":
+            v = int(v or 0)
+        values.append(v)
+    attrs = getattr(entry, "attrs", None) or {}
+    values.append({str(k): v for k, v in dict(attrs).items() if isinstance(v, (str, int, bool))})
+    return tuple(values)
+
+
+def is_superseded(entry: Any) -> bool:
+    return getattr(entry, "status", None) == "superseded"
+
+
+def is_memory(entry: Any) -> bool:
+    """Memory entries are `x-*` blocks; headings, meta and paragraphs are not."""
+    return str(getattr(entry, "kind", "")).startswith("x-")
+
+
+def recency_key(updated: object) -> int:
+    """The first 8 digits of `updated` as a number (20260131); undated or malformed gives 0."""
+    if not isinstance(updated, str):
+        return 0
+    digits = "".join(ch for ch in updated if ch.isdigit())
+    return int(digits[:8]) if len(digits) >= 8 else 0
+
+
+def analyse(entry: Any, analyzer: Analyzer) -> Record:
+    kind = str(getattr(entry, "kind", "") or "")
+    # the kind is a field of the reference score; "no-kind" drops it (`project`,
+    # `feedback` in a prompt then stop lifting every block of that kind)
+    kind_tokens = (
+        () if "no-kind" in analyzer.features else tuple(analyzer.tokens(kind.replace("x-", " ")))
+    )
+    body_text = getattr(entry, "body", None) or ""
+    body = analyzer.tokens(body_text)
+    return (
+        str(entry.id),
+        kind,
+        getattr(entry, "status", None),
+        kind.startswith("x-"),
+        tuple(set(analyzer.tokens(str(entry.id).replace("-", " ")))),
+        tuple(set(analyzer.tokens(getattr(entry, "desc", None) or ""))),
+        tuple(set(kind_tokens)),
+        dict(Counter(body)),
+        len(body),
+        len(body_text),
+        recency_key(getattr(entry, "updated", None)),
+        entry_fields(entry),
+    )
+
+
+class Part:
+    """The analysed blocks of one memory file, with its postings and document frequencies.
+
+    Loaded from disk, records and postings stay encoded (`marshal` bytes, `array`
+    bytes) and are decoded one by one when a prompt touches them: a prompt reads a
+    few postings and a few dozen blocks, not the whole file.
+    """
+
+    def __init__(
+        self,
+        records: list[Record | bytes],
+        postings: dict[str, Any],
+        key_postings: dict[str, Any],
+        df: dict[str, int],
+        n: int,
+        stats: tuple[int, int, tuple[str, ...]],
+        entries: Callable[[], list[Any]] | list[Any],
+        entry_type: Callable[..., Any] | None = None,
+    ) -> None:
+        self.records = records
+        self.postings = postings
+        self.key_postings = key_postings
+        self.df = df
+        self.n = n
+        self.body_sum, self.desc_sum, self.anchor_vocab = stats
+        self._entries = entries
+        self.entry_type = entry_type
+
+    @classmethod
+    def build(
+        cls,
+        entries: Sequence[Any],
+        analyzer: Analyzer,
+        idf_over: Callable[[Any], bool] | None,
+    ) -> Part:
+        records = [analyse(e, analyzer) for e in entries]
+        postings: dict[str, list[int]] = {}
+        key_postings: dict[str, list[int]] = {}
+        df: Counter[str] = Counter()
+        n = 0
+        anchor: set[str] = set()
+        key_of = analyzer.key_of
+        for i, (rec, entry) in enumerate(zip(records, entries, strict=True)):
+            vocab = set(rec[4]).union(rec[5], rec[6], rec[7])
+            for t in vocab:
+                postings.setdefault(t, []).append(i)
+            for k in {k for t in vocab if (k := key_of(t)) is not None}:
+                key_postings.setdefault(k, []).append(i)
+            if idf_over is None or idf_over(entry):
+                df.update(vocab)
+                n += 1
+            if rec[3]:
+                anchor.update(rec[4])
+                anchor.update(rec[5])
+        stats = (sum(r[8] for r in records), sum(len(r[5]) for r in records), tuple(anchor))
+        return cls(records, postings, key_postings, dict(df), n, stats, list(entries))
+
+    def payload(self) -> tuple:
+        """The part as plain values for `marshal`, records and postings pre-encoded."""
+        records = [r if isinstance(r, bytes) else marshal.dumps(r) for r in self.records]
+        return (
+            records,
+            {t: _encode(v) for t, v in self.postings.items()},
+            {k: _encode(v) for k, v in self.key_postings.items()},
+            self.df,
+            self.n,
+            (self.body_sum, self.desc_sum, self.anchor_vocab),
+        )
+
+    @classmethod
+    def from_payload(
+        cls,
+        payload: tuple,
+        entries: Callable[[], list[Any]],
+        entry_type: Callable[..., Any] | None = None,
+    ) -> Part:
+        records, postings, key_postings, df, n, stats = payload
+        return cls(list(records), postings, key_postings, df, n, stats, entries, entry_type)
+
+    def record(self, i: int) -> Record:
+        rec = self.records[i]
+        if isinstance(rec, bytes):
+            rec = self.records[i] = marshal.loads(rec)
+        return rec
+
+    def posting(self, table: dict[str, Any], token: str) -> Sequence[int]:
+        value = table.get(token)
+        if value is None:
+            return ()
+        if isinstance(value, bytes):
+            value = table[token] = array("I", value)
+        return value
+
+    def entry(self, i: int) -> Any:
+        """The entry of record `i`: rebuilt from the record when loaded from the disk cache
+        (no need to read the memory file), else the store's own entry."""
+        if callable(self._entries) and self.entry_type is not None:
+            fields = self.record(i)[11]
+            kwargs = dict(zip(ENTRY_FIELDS, fields[:-1], strict=True))
+            return self.entry_type(**kwargs, attrs=fields[-1])
+        if callable(self._entries):
+            self._entries = list(self._entries())
+        entries = self._entries
+        wanted = self.record(i)[0]
+        if i < len(entries) and str(entries[i].id) == wanted:
+            return entries[i]
+        for e in entries:  # the file changed under us: find the block by id
+            if str(e.id) == wanted:
+                return e
+        raise LookupError(f"block #{wanted} vanished from its memory file")
+
+
+def _encode(ids: Sequence[int]) -> bytes:
+    return ids.tobytes() if isinstance(ids, array) else array("I", ids).tobytes()
+
+
+class Doc:
+    """One block as scoring sees it: token sets and counts, its entry fetched on demand."""
+
+    __slots__ = (
+        "part",
+        "i",
+        "id_set",
+        "desc_set",
+        "kind_set",
+        "body",
+        "body_len",
+        "body_chars",
+        "recency",
+        "kind",
+        "status",
+        "memory",
+        "_keys",
+        "_key_tokens",
+        "_key_of",
+    )
+
+    def __init__(self, part: Part, i: int, key_of: Callable[[str], str | None]) -> None:
+        rec = part.record(i)
+        self.part = part
+        self.i = i
+        self.kind = rec[1]
+        self.status = rec[2]
+        self.memory = rec[3]
+        self.id_set = frozenset(rec[4])
+        self.desc_set = frozenset(rec[5])
+        self.kind_set = frozenset(rec[6]) if rec[6] else _NONE
+        self.body = rec[7]
+        self.body_len = rec[8]
+        self.body_chars = rec[9]
+        self.recency = rec[10]
+        self._keys: dict[str, str] | None = None
+        self._key_tokens: dict[str, list[str]] | None = None
+        self._key_of = key_of
+
+    @property
+    def id(self) -> str:
+        return self.part.record(self.i)[0]
+
+    @property
+    def entry(self) -> Any:
+        return self.part.entry(self.i)
+
+    @property
+    def keys(self) -> dict[str, str]:
+        """Cognate key of every token of the block (computed for candidates only)."""
+        if self._keys is None:
+            key_of = self._key_of
+            self._keys = {t: k for t in self.vocabulary() if (k := key_of(t)) is not None}
+        return self._keys
+
+    @property
+    def key_tokens(self) -> dict[str, list[str]]:
+        """Cognate key -> the block's tokens that have it."""
+        if self._key_tokens is None:
+            rev: dict[str, list[str]] = {}
+            for t, k in self.keys.items():
+                rev.setdefault(k, []).append(t)
+            self._key_tokens = rev
+        return self._key_tokens
+
+    def vocabulary(self) -> frozenset[str]:
+        return self.id_set | self.desc_set | self.kind_set | self.body.keys()
+
+
+class Index:
+    """The parts of every loaded file, seen as one list of blocks (project first)."""
+
+    def __init__(
+        self,
+        entries: Iterable[Any] = (),
+        analyzer: Analyzer | None = None,
+        *,
+        idf_over: Callable[[Any], bool] | None = None,
+        parts: Sequence[Part] | None = None,
+    ) -> None:
+        if analyzer is None:
+            raise TypeError("Index needs an analyzer")
+        self.analyzer = analyzer
+        if parts is None:
+            parts = [Part.build(list(entries), analyzer, idf_over)]
+        self.parts = list(parts)
+        self.offsets: list[int] = []
+        total = 0
+        for p in self.parts:
+            self.offsets.append(total)
+            total += len(p.records)
+        self.size = total
+        self.n = sum(p.n for p in self.parts)
+        self._docs: dict[int, Doc] = {}
+        self._weights: dict[str, float] = {}
+        body = sum(p.body_sum for p in self.parts)
+        desc = sum(p.desc_sum for p in self.parts)
+        self.avg_body = body / total if total else 1.0
+        self.avg_desc = desc / total if total else 1.0
+
+    def doc(self, i: int) -> Doc:
+        d = self._docs.get(i)
+        if d is None:
+            k = bisect_right(self.offsets, i) - 1
+            d = self._docs[i] = Doc(self.parts[k], i - self.offsets[k], self.analyzer.key_of)
+        return d
+
+    @property
+    def docs(self) -> list[Doc]:
+        return [self.doc(i) for i in range(self.size)]
+
+    def candidates(
+        self, words: Iterable[str], keys: Iterable[str], limit: int = MAX_CANDIDATES
+    ) -> list[int]:
+        """Blocks sharing a word or a cognate key with the prompt, in file order.
+
+        When more than `limit` blocks qualify, only the `limit` best by a cheap bound
+        (the IDF of the prompt words each block contains, cognates at half) are
+        returned: on a large memory a common word would otherwise make every prompt
+        score thousands of blocks that cannot reach the top three.
+        """
+        acc: dict[int, float] = {}
+        get = acc.get
+        for p, off in zip(self.parts, self.offsets, strict=True):
+            for t in words:
+                w = self.weight(t)
+                for i in p.posting(p.postings, t):
+                    acc[off + i] = get(off + i, 0.0) + w
+            for k in keys:
+                for i in p.posting(p.key_postings, k):
+                    acc[off + i] = get(off + i, 0.0) + 0.5
+        if len(acc) > limit:
+            best = heapq.nlargest(limit, acc.items(), key=lambda kv: (kv[1], -kv[0]))
+            return sorted(i for i, _ in best)
+        return sorted(acc)
+
+    def df_of(self, token: str) -> int:
+        return sum(p.df.get(token, 0) for p in self.parts)
+
+    @property
+    def df(self) -> Counter[str]:
+        merged: Counter[str] = Counter()
+        for p in self.parts:
+            merged.update(p.df)
+        return merged
+
+    @property
+    def idf(self) -> dict[str, float]:
+        return {t: self.weight(t) for t in self.df}
+
+    def weight(self, token: str) -> float:
+        """Reference IDF, ln((N+1)/(df+1)) + 1 (never below 1); 1.0 for a word no block has."""
+        w = self._weights.get(token)
+        if w is None:
+            df = self.df_of(token)
+            w = self._weights[token] = math.log((self.n + 1) / (df + 1)) + 1.0 if df else 1.0
+        return w
+
+    def surprise(self, token: str) -> float:
+        """Weight for coverage: a word no block has is the most informative of all."""
+        df = self.df_of(token)
+        return math.log((self.n + 1) / (df + 1)) + 1.0
+
+    def anchor_vocabulary(self) -> frozenset[str]:
+        """Every id and desc token of the memory entries (for the short-prompt gate)."""
+        vocab: set[str] = set()
+        for p in self.parts:
+            vocab.update(p.anchor_vocab)
+        return frozenset(vocab)
+
+
+# ---------------------------------------------------------------- disk cache
+
+
+_HERE = Path(__file__).parent
+_CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
+
+
+def code_stamp() -> tuple:
+    """Size and mtime of the modules that shape an analysis: editing one invalidates caches."""
+    stamp = []
+    for name in _CODE_FILES:
+        try:
+            st = os.stat(_HERE / name)
+            stamp.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamp.append((0, 0))
+    return tuple(stamp)
+
+
+def file_key(path: Path, analyzer_sig: tuple) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (
+        (CACHE_VERSION, code_stamp()),
+        os.path.realpath(path),
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ino,
+        st.st_ctime_ns,
+        analyzer_sig,
+    )
+
+
+def cache_path(cache_dir: Path, key: tuple) -> Path:
+    digest = hashlib.sha1(repr(key[1:2] + key[6:]).encode("utf-8")).hexdigest()[:20]
+    return cache_dir / f"recall-{digest}.idx"
+
+
+def read_cached(cache_dir: Path | None, key: tuple) -> tuple | None:
+    if cache_dir is None:
+        return None
+    try:
+        with open(cache_path(cache_dir, key), "rb") as fh:
+            # one read, then loads: marshal.load on a file object reads in small pieces
+            stored_key, payload = marshal.loads(fh.read())
+    except Exception:  # missing, truncated, foreign: rebuild
+        return None
+    return payload if stored_key == key else None
+
+
+def write_cached(cache_dir: Path | None, key: tuple, payload: tuple) -> None:
+    if cache_dir is None:
+        return
+    with contextlib.suppress(Exception):
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        target = cache_path(cache_dir, key)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            marshal.dump((key, payload), fh)
+        os.replace(tmp, target)
