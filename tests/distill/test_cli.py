@@ -109,3 +109,18 @@ def test_bad_arguments_give_one_line_errors(env, capsys) -> None:
     assert err.startswith("agd-memory: distill: no transcript at ") and err.count("\n") == 1
     assert main(["distill"]) == 1
     assert "give a transcript file, or --status" in capsys.readouterr().err
+
+
+def test_status_points_at_the_plugins_own_data_folder(env, capsys, monkeypatch) -> None:
+    plugin_data = env.home / ".claude" / "plugins" / "data" / "agd-memory-agd-memory"
+    (plugin_data / "distill").mkdir(parents=True)
+    (plugin_data / "distill" / "runs.jsonl").write_text('{"outcome": "saved"}\n')
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
+    monkeypatch.setenv("XDG_DATA_HOME", str(env.root / "xdg"))
+    assert main(["distill", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert f"CLAUDE_PLUGIN_DATA={plugin_data} agd-memory distill --status" in out
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(plugin_data))
+    assert main(["distill", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert "also:" not in out and "saved" in out

@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..errors import UserError
 from ..settings import Settings
@@ -100,7 +101,31 @@ def status(settings: Settings, limit: int, *, as_json: bool) -> int:
             + ", ".join((p.session_id or p.key)[:8] for p in pending)
         )
     print(f"log: {runlog.log_path(settings)}")
+    for folder in plugin_data_folders(settings):
+        print(
+            f"also: runs recorded by the installed plugin in {folder}; see them with "
+            f"CLAUDE_PLUGIN_DATA={folder} agd-memory distill --status"
+        )
     return 0
+
+
+def plugin_data_folders(settings: Settings) -> list[Path]:
+    """Claude Code's data folders of this plugin that hold distiller runs, other than ours.
+
+    Hooks run with `CLAUDE_PLUGIN_DATA` (`~/.claude/plugins/data/<plugin id>/`); a shell
+    usually does not, so `--status` would otherwise look in the fallback folder and
+    find nothing.
+    """
+    if os.environ.get("CLAUDE_PLUGIN_DATA"):
+        return []
+    config = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+    found = []
+    for folder in sorted(config.glob("plugins/data/agd-memory*")):
+        if (
+            folder / "distill" / "runs.jsonl"
+        ).is_file() and folder.resolve() != settings.data_dir.resolve():
+            found.append(folder)
+    return found
 
 
 def foreground(settings: Settings, args: argparse.Namespace) -> int:
