@@ -227,3 +227,50 @@ def test_truncation_at_every_character_boundary(path):
         except agd.AgdError:
             outcomes.add("error")
     assert outcomes == {"ok", "error"}
+
+
+MD_PIECES = st.sampled_from(
+    [
+        "# ",
+        "## ",
+        "- ",
+        "  - ",
+        "1. ",
+        "> ",
+        ">",
+        "```",
+        "```py",
+        "    ",
+        "|",
+        " | ",
+        "---",
+        "*",
+        "**",
+        "_",
+        "`",
+        "[#x]",
+        "[a](b)",
+        "<b>",
+        "<div>",
+        "text",
+        "é",
+        " ",
+        "\t",
+        "~~~",
+        "@p",
+        "\\",
+    ]
+)
+MARKDOWN = st.lists(st.lists(MD_PIECES, max_size=6).map("".join), max_size=10).map("\n".join)
+
+
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("markdown_it") is None, reason="needs markdown-it-py"
+)
+@settings(max_examples=200, deadline=None)
+@given(MARKDOWN)
+def test_from_markdown_output_always_parses_and_is_canonical(source):
+    from agd.convert import from_markdown
+
+    out = from_markdown(source)
+    assert agd.canonicalize(out) == out
