@@ -123,4 +123,6 @@ def test_a_finished_session_is_distilled_by_the_real_cli(claude, fake_api, e2e_p
     text = distill.all_text()
     assert "Use Postgres for the job queue" in text, "the session excerpt reached the model"
     assert "TOOL CALL: Write" in text
+    assert "You distil a finished Claude Code session" in text, "our prompt is the system prompt"
+    assert "<memory-toc>" in text
     assert [r["outcome"] for r in runs] == ["saved"]
