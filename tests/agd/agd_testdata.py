@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA = Path("/work/shared/data")
 ROOT = Path(__file__).resolve().parents[2]
+# shared/ sits beside the checkout (the working tree and CI's fresh clone alike)
+DATA = ROOT.parent / "shared" / "data"
 CONFORMANCE = DATA / "agd-conformance"
 EXAMPLES = DATA / "agd-examples"
 CORPORA = DATA / "corpora"
