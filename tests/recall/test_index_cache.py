@@ -1,0 +1,113 @@
+"""The recall index cache: same answers from disk, invalidated by any change, never fatal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recall_helpers import block, write_memory
+
+from agd_memory.recall import engine, recall
+from agd_memory.recall._shim_store import ShimFile
+
+PROMPT = "how do we deploy the release script to the vps?"
+
+
+def fresh_process() -> None:
+    """Forget everything kept in process, as a new hook process would."""
+    engine._PARTS.clear()
+    engine._ANALYZERS.clear()
+    engine._SIGNATURES.clear()
+
+
+def cache_files(settings) -> list[Path]:
+    return sorted((Path(settings.data_dir) / "cache").glob("recall-*.idx"))
+
+
+def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings) -> None:
+    s = make_settings()
+    mf = ShimFile(
+        write_memory(
+            tmp_path / "m.agd",
+            [block("deploy-vps", "deploy on the vps", "Run scripts/deploy.sh now.")],
+        ),
+        "project",
+    )
+    first = recall(PROMPT, [mf], s)
+    assert len(cache_files(s)) == 1
+    fresh_process()
+    second = recall(PROMPT, [mf], s)
+    assert (
+        [c.entry.id for c in second.chosen] == [c.entry.id for c in first.chosen] == ["deploy-vps"]
+    )
+    assert second.render() == first.render()
+    e1, e2 = first.chosen[0].entry, second.chosen[0].entry
+    assert (e2.id, e2.kind, e2.desc, e2.body, e2.layer) == (
+        e1.id,
+        e1.kind,
+        e1.desc,
+        e1.body,
+        e1.layer,
+    )
+
+
+def test_cache_is_not_reused_after_the_file_changes(tmp_path, make_settings) -> None:
+    s = make_settings()
+    path = write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")])
+    mf = ShimFile(path, "project")
+    assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-vps"]
+    write_memory(
+        path,
+        [block("deploy-k8s", "deploy release script to the vps cluster", "Use helm, not ssh.")],
+    )
+    fresh_process()
+    assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-k8s"]
+
+
+def test_a_corrupt_cache_file_is_ignored(tmp_path, make_settings) -> None:
+    s = make_settings()
+    mf = ShimFile(
+        write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")]),
+        "project",
+    )
+    recall(PROMPT, [mf], s)
+    for f in cache_files(s):
+        f.write_bytes(b"\x00garbage")
+    fresh_process()
+    assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-vps"]
+
+
+def test_an_unwritable_cache_folder_does_not_break_recall(tmp_path, make_settings) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be", encoding="utf-8")
+    s = make_settings()
+    mf = ShimFile(
+        write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")]),
+        "project",
+    )
+    assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-vps"]
+
+
+def test_a_new_synonyms_file_invalidates_the_cache(tmp_path, make_settings) -> None:
+    s = make_settings()
+    mf = ShimFile(
+        write_memory(
+            tmp_path / "m.agd", [block("cassa-setup", "till setup at the counter", "Zebra reader.")]
+        ),
+        "project",
+    )
+    prompt = "how is the checkout register configured"
+    assert recall(prompt, [mf], s).chosen == []
+    (tmp_path / ".agd-synonyms").write_text("till, register, checkout\n", encoding="utf-8")
+    fresh_process()
+    assert [c.entry.id for c in recall(prompt, [mf], s).chosen] == ["cassa-setup"]
+
+
+def test_more_candidates_than_the_cap_still_finds_the_rare_block(tmp_path, make_settings) -> None:
+    s = make_settings()
+    blocks = [block(f"note-{i}", f"server note {i}", "server server logs") for i in range(500)]
+    blocks.append(
+        block("server-kestrel", "kestrel server restart procedure", "systemctl restart kestrel")
+    )
+    mf = ShimFile(write_memory(tmp_path / "m.agd", blocks), "project")
+    got = recall("how do I restart the kestrel server?", [mf], s)
+    assert got.chosen and got.chosen[0].entry.id == "server-kestrel"
