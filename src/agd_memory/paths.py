@@ -154,7 +154,7 @@ def _project_layer(settings: Settings, cwd: str | os.PathLike[str] | None) -> La
                 continue
             seen.add(name)
             candidate = projects / name / MEMORY_FILE_IN_FOLDER
-            if candidate.is_file():
+            if _is_file(candidate):
                 existing.append((candidate, f"existing memory for {source} {path}{note}, {naming}"))
 
     remotes = git_remote_keys(Path(real))
@@ -177,7 +177,7 @@ def _project_layer(settings: Settings, cwd: str | os.PathLike[str] | None) -> La
 
     for path, note in spellings:
         folder_path = projects / _folder_name(projects, path)
-        if folder_path.is_dir():
+        if _is_dir(folder_path):
             return Layer(
                 "project",
                 folder_path / MEMORY_FILE_IN_FOLDER,
@@ -217,6 +217,21 @@ def _folder_name(projects: Path, path: str) -> str:
     if matches:
         return matches[0]
     return f"{prefix}-{hashlib.sha1(path.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _is_file(p: Path) -> bool:
+    """`is_file` that also says False for names too long for the file system."""
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

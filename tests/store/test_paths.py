@@ -254,3 +254,18 @@ def test_list_project_files(tmp_path: Path):
     b = _make_memory(home, "-b")
     (home / ".claude/projects/-c/memory").mkdir(parents=True)  # no file
     assert paths.list_project_files(_settings(home)) == [a, b]
+
+
+def test_very_long_project_paths_reuse_claude_codes_truncated_folder(tmp_path: Path):
+    home = tmp_path / "home"
+    deep = tmp_path / ("x" * 120) / ("y" * 120)
+    deep.mkdir(parents=True)
+    name = paths.claude_folder_name(str(deep))
+    assert len(name) > paths.MAX_FOLDER_NAME
+    new = paths.resolve(_settings(home, deep)).project.path
+    folder = new.parent.parent.name
+    assert len(folder) <= 255 and folder.startswith(name[: paths.MAX_FOLDER_NAME])
+    # Claude Code's own folder (its hash differs from ours) is found and reused
+    theirs = home / ".claude/projects" / (name[: paths.MAX_FOLDER_NAME] + "-abc123")
+    theirs.mkdir(parents=True)
+    assert paths.resolve(_settings(home, deep)).project.path == theirs / "memory/memory.agd"
