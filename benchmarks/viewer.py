@@ -1,11 +1,11 @@
 """Viewer: time to first render of a 2,000-block memory in headless Chromium.
 
 Builds a synthetic home folder (a 2,000-block project memory, 40 % of blocks with
-refs, plus a 50-block global layer), starts the viewer in process on a free port,
-and loads the page in Debian's Chromium through Playwright, each run in a fresh
+refs, plus a 52-block global layer), starts the viewer as users do
+(`bin/agd-memory view --no-open`, its own process), and loads the page in Debian's Chromium through Playwright, each run in a fresh
 browser context (no cache). Reported, as medians over the runs:
 
-- server: `/memory.json` time and size (first request parses the file; later ones hit the store's cache)
+- server: `/memory.json` time and size (the first request reads the file, later ones the store's cache)
 - first render: navigation start -> read view built (`agd-first-render` mark) and painted
   (`agd-first-paint`, the next frame)
 - search: one palette query over every block, in the page
@@ -18,20 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-
-from agd_memory.settings import Settings  # noqa: E402
-from agd_memory.viewer import server as viewer_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -94,7 +91,7 @@ def memory_text(n: int, prefix: str, seed: int) -> str:
     return "\n".join(lines)
 
 
-def build_home(tmp: Path, blocks: int) -> Settings:
+def build_home(tmp: Path, blocks: int) -> dict[str, str]:
     home = tmp / "home"
     project = home / ".claude" / "projects" / "-bench-app" / "memory" / "memory.agd"
     project.parent.mkdir(parents=True)
@@ -102,14 +99,36 @@ def build_home(tmp: Path, blocks: int) -> Settings:
     global_ = home / ".claude" / "memory" / "global.agd"
     global_.parent.mkdir(parents=True)
     global_.write_text(memory_text(52, "g", 2), encoding="utf-8")
-    return Settings.load(
-        {
-            "HOME": str(home),
-            "AGD_MEMORY_HOME": str(home),
-            "AGD_MEMORY_FILE": str(project),
-            "CLAUDE_PLUGIN_DATA": str(tmp / "data"),
-        }
+    return {
+        "HOME": str(home),
+        "AGD_MEMORY_HOME": str(home),
+        "AGD_MEMORY_FILE": str(project),
+        "CLAUDE_PLUGIN_DATA": str(tmp / "data"),
+    }
+
+
+def start_viewer(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "agd-memory"),
+            "view",
+            "--no-open",
+            "--port",
+            "0",
+            "--idle-exit",
+            "120",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **env},
+        text=True,
     )
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        proc.kill()
+        raise SystemExit(f"the viewer did not start: {url!r}")
+    return proc, url
 
 
 def fetch(url: str) -> tuple[float, int]:
@@ -127,13 +146,11 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp_name:
-        settings = build_home(Path(tmp_name), args.blocks)
-        srv = viewer_server.make_server(settings, port=0)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        proc, url = start_viewer(build_home(Path(tmp_name), args.blocks))
         try:
-            first_ms, size = fetch(srv.url + "memory.json")
-            warm = [fetch(srv.url + "memory.json")[0] for _ in range(args.runs)]
-            count = json.loads(urllib.request.urlopen(srv.url + "memory.json").read())["stats"][
+            first_ms, size = fetch(url + "memory.json")
+            warm = [fetch(url + "memory.json")[0] for _ in range(args.runs)]
+            count = json.loads(urllib.request.urlopen(url + "memory.json").read())["stats"][
                 "blocks"
             ]
             render, paint, search, graph = [], [], [], []
@@ -142,7 +159,7 @@ def main() -> int:
                 for _ in range(args.runs):
                     context = browser.new_context(viewport={"width": 1400, "height": 900})
                     page = context.new_page()
-                    page.goto(srv.url)
+                    page.goto(url)
                     page.wait_for_function(
                         "() => performance.getEntriesByName('agd-first-paint').length > 0",
                         timeout=60_000,
@@ -173,8 +190,8 @@ def main() -> int:
                     context.close()
                 browser.close()
         finally:
-            srv.shutdown()
-            srv.server_close()
+            proc.terminate()
+            proc.wait(timeout=10)
 
     med = statistics.median
     print(

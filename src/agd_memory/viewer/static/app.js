@@ -179,15 +179,24 @@ async function boot() {
   setupKeys();
   setupControls();
   setupPalette();
+  // Both requests at once: without ?project= the server answers for the initial project.
+  const asked = new URLSearchParams(location.search).get("project");
+  const first = getJSON(asked ? `/memory.json?project=${encodeURIComponent(asked)}` : "/memory.json").catch(() => null);
   try {
     state.projects = await getJSON("/projects.json");
   } catch (err) {
     banner("error", "The viewer's server did not answer.", err.message);
     return;
   }
-  state.key = new URLSearchParams(location.search).get("project") || state.projects.initial;
+  state.key = asked || state.projects.initial;
   fillPicker();
-  await loadMemory();
+  const data = await first;
+  if (data && data.key === state.key) {
+    setData(data);
+    render();
+  } else {
+    await loadMemory();
+  }
   setView("read");
   const hash = decodeURIComponent(location.hash.slice(1));
   if (hash && state.byUid.has(hash)) jumpTo(hash);
