@@ -29,8 +29,8 @@ FEATURES: dict[str, str] = {
 }
 
 REFERENCE: frozenset[str] = frozenset()
-DEFAULT: frozenset[str] = frozenset(FEATURES) - {"coord"}
-"""Measured on the dev set: coord did not help (benchmarks/README.md)."""
+DEFAULT: frozenset[str] = frozenset(FEATURES)
+"""Every feature above earned its place on the dev set (benchmarks/README.md)."""
 
 
 def parse(spec: str) -> frozenset[str]:
