@@ -339,3 +339,10 @@ def test_any_text_round_trips_through_save(mf: store.MemoryFile, body: str, desc
     assert entry.body == rules.normalize_body(body)
     assert entry.desc == (rules.normalize_desc(desc) or None)
     assert "\n" not in (entry.desc or "")
+
+
+def test_an_empty_existing_file_gets_the_scaffold(mf: store.MemoryFile):
+    mf.path.parent.mkdir(parents=True)
+    mf.path.write_text("\n\n")
+    mf.save("x-user", "u", "x")
+    assert _ids(mf)[:4] == ["meta", "root", "h-user", "u"]

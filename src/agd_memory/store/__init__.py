@@ -8,6 +8,24 @@
 The contract other modules rely on is in docs/ARCHITECTURE.md; the rules of a save
 are in `rules` (validation, scaffold, lifecycle) and `memoryfile` (refs merge,
 supersedes, sections, lock and atomic write).
+
+Deliberate differences from the earlier plugin's write path (reference §4, §13):
+
+- The scaffold is created inside the lock, in the same atomic write as the first
+  block (it was a plain write outside the lock: two first saves could clobber).
+- A body line of only `~` is accepted: the serializer sizes the fence so it reads
+  back (the earlier plugin refused `~~~` lines). CRLF and lone CR become LF.
+- `refs=[]` clears edges; explicit refs are used as given (known ids only), without
+  body citations added; `desc=""` and `status=""` clear. Without explicit refs, body
+  citations are lifted and the old refs kept, as before.
+- An invalid status is refused with a message instead of silently dropped; unknown
+  ids in refs/supersedes are dropped as before but reported (`SaveResult.ignored`).
+- Secret-shaped content is refused unless `allow_secrets=True`.
+- A kind without a section gets its own `@h2` at the end of the file (was: inserted
+  after `#root`). Within a section new blocks still go first (newest first), so files
+  written by both implementations look alike.
+- Attributes other than the six the store manages are kept on update.
+- A bare conventional kind (`project`) is read as `x-project`.
 """
 
 from __future__ import annotations

@@ -372,6 +372,8 @@ class MemoryFile:
             if existed:
                 self._check_writable()
                 doc = self._current_document()
+                if not doc.blocks and create:  # an empty file is a new memory
+                    doc = parse(rules.SCAFFOLD)
             elif create:
                 doc = parse(rules.SCAFFOLD)
             else:
