@@ -131,11 +131,14 @@ class Reader:
 
     def checked(self, block: Block, tok: Any) -> Block:
         """The block, or its Markdown source as `@raw type=markdown` if AGD cannot hold it."""
+        text = serialize_block(block)
         try:
-            back = parse(serialize_block(block)).blocks
+            back = parse(text).blocks
         except AgdError:
             back = []
-        if len(back) == 1:
+        # the written text must read back to itself; delimiter pairs in plain text
+        # (`snake_case_name`) pass, since they are written and read the same way
+        if len(back) == 1 and serialize_block(back[0]) == text:
             return block
         first, last = tok.map if tok.map else (0, len(self.source))
         body = "\n".join(self.source[first:last]).rstrip("\n")
