@@ -48,7 +48,6 @@ def render(
     entries = [e for mf in files for e in mf.entries() if _shown(e)]  # type: ignore[attr-defined]
     if not entries:
         return ""
-    count = count or token_counter()
     budget = max(0, settings.toc_token_budget)
     layers = []
     for mf in files:
@@ -56,6 +55,14 @@ def render(
         if n:
             layers.append(f"{mf.layer} layer: {mf.path} ({n} entries)")  # type: ignore[attr-defined]
     head = [HEADER, "; ".join(layers)]
+    if count is None and len(entries) <= budget:
+        # A cl100k token is at least one byte, so a text of at most `budget` UTF-8 bytes
+        # fits without counting: small memories never load the tokenizer (~0.2 s).
+        everything = {id(e): _line(e) for e in entries}
+        text = _assemble(head, entries, set(everything), everything)
+        if len(text.encode("utf-8")) <= budget:
+            return text
+    count = count or token_counter()
     fixed = count("\n".join(head + [FETCH_LINE, MORE_LINE.format(n=len(entries))]) + "\n")
 
     lines: dict[int, str] = {}

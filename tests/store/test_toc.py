@@ -140,3 +140,12 @@ def test_since_compares_dates_and_falls_back_to_created(tmp_path: Path, settings
         toc.list_entries([mf], since="2026-1-6")
     with pytest.raises(UserError, match="not a date"):
         toc.list_entries([mf], since="yesterday")
+
+
+def test_small_toc_needs_no_token_counter(files, settings, monkeypatch):
+    def no_counter():
+        raise AssertionError("the tokenizer was loaded for a TOC that surely fits")
+
+    monkeypatch.setattr(toc, "token_counter", no_counter)
+    text = toc.render(files, settings.replace(toc_token_budget=5000))
+    assert "- #db: database choice" in text
