@@ -38,7 +38,14 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def browser():
+def libraries() -> None:
+    """The page's libraries must be installed for these tests: CI runs `npm ci` (scripts/test)."""
+    if assets.node_modules_dir(None) is None:
+        pytest.fail(f"cytoscape and markdown-it are missing: run `npm ci` in {assets.REPO_ROOT}")
+
+
+@pytest.fixture(scope="module")
+def browser(libraries):
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="needs playwright: pip install playwright"
     )

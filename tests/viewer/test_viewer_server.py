@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from viewer_fixtures import XSS_DESC, Home, write
 
 from agd_memory.viewer import assets, guard
@@ -292,6 +294,33 @@ def test_loopback_names_are_accepted(server, host):
         server, "/projects.json", host=host.format(port=server.server_address[1])
     )
     assert status == 200
+
+
+def test_git_remote_names_a_project(home: Home, serve):
+    index = home.root / ".claude" / "projects" / ".agd-memory-index.json"
+    index.write_text(json.dumps({"github.com/acme/harbor": str(home.project)}), encoding="utf-8")
+    _, data = get_json(serve(home), "/projects.json")
+    assert [p["remote"] for p in data["projects"]] == ["github.com/acme/harbor", None]
+
+
+LOOPBACK = st.sampled_from(["127.0.0.1", "localhost", "LocalHost", "[::1]"])
+PORT = st.integers(min_value=1, max_value=65535)
+
+
+@given(name=LOOPBACK, port=st.one_of(st.none(), PORT))
+def test_every_loopback_name_with_any_port_is_allowed(name, port):
+    assert guard.host_allowed(name if port is None else f"{name}:{port}")
+
+
+@given(host=st.text(min_size=1, max_size=40))
+def test_no_other_host_is_allowed(host):
+    name = host.strip().lower()
+    if name.startswith("["):
+        name = name[: name.find("]") + 1] if "]" in name else name
+    else:
+        name = name.split(":", 1)[0]
+    if name not in ("127.0.0.1", "localhost", "[::1]"):
+        assert not guard.host_allowed(host)
 
 
 def test_host_check_rules():

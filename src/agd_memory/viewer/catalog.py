@@ -35,6 +35,9 @@ class Project:
     bytes: int
     mtime: float
     """Modification time, seconds since the epoch."""
+    remote: str | None = None
+    """The git remote the resolver's index maps to this file, when there is one: a name that
+    says which repository this is even when the folder name is ambiguous."""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -43,6 +46,7 @@ class Project:
             "path": str(self.path),
             "bytes": self.bytes,
             "mtime": self.mtime,
+            "remote": self.remote,
         }
 
 
@@ -79,12 +83,17 @@ class Catalog:
     def projects(self) -> list[Project]:
         """Every project file that exists, newest first, plus the launch file if it is elsewhere."""
         found: list[Project] = []
+        remotes = {
+            os.path.realpath(file): remote
+            for remote, file in (paths.read_index(self.settings) or {}).items()
+        }
         for path in paths.list_project_files(self.settings):
             st = _stat(path)
             if st is None or _same_file(path, self.global_path):
                 continue
             folder = path.parent.parent.name
-            found.append(Project(folder, display_name(folder), path, st[0], st[1]))
+            remote = remotes.get(os.path.realpath(path))
+            found.append(Project(folder, display_name(folder), path, st[0], st[1], remote))
         if not any(_same_file(p.path, self.launch_path) for p in found):
             st = _stat(self.launch_path)
             if st is not None and not _same_file(self.launch_path, self.global_path):

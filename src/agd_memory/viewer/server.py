@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 import threading
 import time
@@ -39,9 +40,10 @@ PORT_TRIES = 35
 
 class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
-    # Two viewers must not share a port: SO_REUSEADDR would let a second bind
-    # succeed on some systems while the first still listens.
-    allow_reuse_address = False
+    # SO_REUSEADDR lets a restarted viewer take its port back at once (not after TIME_WAIT);
+    # Linux and macOS still refuse a second listener. Windows would let another process
+    # bind over ours, so it is off there.
+    allow_reuse_address = os.name != "nt"
 
     def __init__(
         self,

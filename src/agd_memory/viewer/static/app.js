@@ -60,7 +60,8 @@ function fillPicker() {
   const select = clear($("project"));
   const { projects, global } = state.projects;
   for (const p of projects) {
-    select.append(el("option", { value: p.key, text: `${p.display}  ·  ${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}`, title: p.path }));
+    const name = p.remote ? `${p.remote}  (${p.display})` : p.display;
+    select.append(el("option", { value: p.key, text: `${name}  ·  ${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}`, title: p.path }));
   }
   if (global.exists) {
     select.append(el("option", { value: global.key, text: `Global layer only  ·  ${fmtBytes(global.bytes)}`, title: global.path }));
