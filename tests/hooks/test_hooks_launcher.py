@@ -30,7 +30,7 @@ def fake_root(tmp_path: Path, launcher_body: str) -> Path:
 ECHO = (
     "import json, sys\n"
     "print(json.dumps({'argv': sys.argv[1:], 'stdin': sys.stdin.read(),"
-    " 'version': list(sys.version_info[:2])}))\n"
+    " 'version': list(sys.version_info[:2]), 'no_site': sys.flags.no_site}))\n"
 )
 
 
@@ -67,6 +67,7 @@ def test_runs_launcher_with_event_and_stdin(tmp_path, hook_env) -> None:
     assert data["argv"] == ["hook", "prompt"]
     assert data["stdin"] == '{"prompt": "hi"}'
     assert tuple(data["version"]) >= (3, 10)
+    assert data["no_site"] == 1  # stdlib only: site-packages and their .pth files skipped
 
 
 def test_finds_checkout_without_plugin_root(hook_env) -> None:
