@@ -385,3 +385,24 @@ def test_deep_link_to_a_block(open_page, home: Home):
     while not in_viewport(page, target) and time.monotonic() - start < 2:
         page.wait_for_timeout(50)
     assert in_viewport(page, target)
+
+
+def test_show_in_graph_and_search_over_the_graph(open_page, home: Home):
+    page, _ = open_page(home)
+    lena = row(page, "project:user-lena")
+    lena.locator(".row-main").click()
+    lena.get_by_role("button", name="Show in graph").click()
+    assert page.locator("#graph-view").is_visible()
+    pane = page.locator("#graph-pane")
+    assert pane.locator(".pane-id").text_content() == "#user-lena"
+    # The palette over the graph selects the node and stays in the graph.
+    page.keyboard.press("Control+k")
+    page.keyboard.type("zanzibar")
+    page.keyboard.press("Enter")
+    assert page.locator("#graph-view").is_visible()
+    assert pane.locator(".pane-id").text_content() == "#decision-invoices"
+    selected = page.evaluate("() => window.agdViewerGraph().$('node:selected').map(n => n.id())")
+    assert selected == ["project:decision-invoices"]
+    pane.get_by_role("button", name="Open in read view").click()
+    assert page.locator("#read-view").is_visible()
+    assert in_viewport(page, row(page, "project:decision-invoices"))

@@ -59,6 +59,11 @@ class ViewerServer(ThreadingHTTPServer):
         self.verbose = verbose
         self.last_request = time.monotonic()
 
+    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+        # socketserver prints a traceback to stderr; a viewer's user has nothing to do with it.
+        exc = sys.exc_info()[1]
+        debuglog.log(f"viewer: request from {client_address[0]} failed: {exc!r}")
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/"
@@ -104,6 +109,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send(HTTPStatus.OK, asset.path.read_bytes(), asset.content_type)
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the page went away mid-answer (reload, closed tab): nothing to tell it
         except Exception as exc:  # one bad request must never stop the server
             debuglog.log(f"viewer: {self.path}: {type(exc).__name__}: {exc}")
             self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"})
