@@ -346,3 +346,17 @@ def test_an_empty_existing_file_gets_the_scaffold(mf: store.MemoryFile):
     mf.path.write_text("\n\n")
     mf.save("x-user", "u", "x")
     assert _ids(mf)[:4] == ["meta", "root", "h-user", "u"]
+
+
+def test_a_symlinked_memory_file_stays_a_symlink(tmp_path, settings):
+    real = tmp_path / "dotfiles" / "memory.agd"
+    real.parent.mkdir()
+    real.write_text(store.SCAFFOLD)
+    link_dir = tmp_path / "proj" / "memory"
+    link_dir.mkdir(parents=True)
+    (link_dir / "memory.agd").symlink_to(real)
+    mf = store.MemoryFile(link_dir / "memory.agd", settings=settings)
+    mf.save("x-user", "u", "x")
+    assert (link_dir / "memory.agd").is_symlink()
+    assert "[#u]" in real.read_text()
+    assert (real.parent / "memory.agd.lock").exists()

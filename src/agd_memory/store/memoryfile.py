@@ -88,7 +88,13 @@ class MemoryFile:
 
     @property
     def lock_path(self) -> Path:
-        return lock.lock_path_for(self.path)
+        """`memory.agd.lock` beside the real file (so two symlinks to one file share it)."""
+        return lock.lock_path_for(self.real_path)
+
+    @property
+    def real_path(self) -> Path:
+        """The file a write replaces: a symlinked memory file stays a symlink."""
+        return Path(os.path.realpath(self.path))
 
     @property
     def cache_dir(self) -> Path:
@@ -391,7 +397,7 @@ class MemoryFile:
                     f"save rejected: {where} would not read back the same. Nothing was written."
                 )
             try:
-                write_atomic(self.path, text)
+                write_atomic(self.real_path, text)
             except OSError as exc:
                 raise MemoryFileError(
                     f"cannot write memory file {self.path}: {exc.strerror or exc}; "
