@@ -242,8 +242,15 @@ def main(argv: Sequence[str]) -> int:
         debuglog.log(f"hook {verb}: failed open: {type(exc).__name__}: {exc}")
         return 0
     if output:
+        # Bytes, UTF-8: Claude Code reads UTF-8 whatever the hook's locale says.
+        data = (output + "\n").encode("utf-8")
         try:
-            sys.stdout.write(output + "\n")
+            stream = getattr(sys.stdout, "buffer", None)
+            if stream is None:
+                sys.stdout.write(data.decode("utf-8"))
+            else:
+                sys.stdout.flush()
+                stream.write(data)
             sys.stdout.flush()
         except (OSError, ValueError):
             pass

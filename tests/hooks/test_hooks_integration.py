@@ -219,6 +219,21 @@ def test_legacy_user_prompt_field_still_recalls(project, hook_env) -> None:
     assert "#project-staging-pgbouncer" in context_of(proc.stdout, "UserPromptSubmit")
 
 
+def test_output_is_utf8_whatever_the_locale(project, hook_env) -> None:
+    text = PROJECT_MEMORY.replace("every second Tuesday", "ogni secondo martedì — perché sì")
+    write_layer(hook_env, project, text)
+    env = dict(hook_env, LC_ALL="C", LANG="C", PYTHONIOENCODING="ascii")
+    proc = subprocess.run(
+        [sys.executable, str(LAUNCHER), "hook", "session-start"],
+        input=json.dumps(load_payload("session-start-startup", cwd=str(project))).encode(),
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    context = context_of(proc.stdout.decode("utf-8"), "SessionStart")
+    assert "martedì — perché sì" in context
+
+
 def test_malformed_stdin_is_silent(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
     for raw in (b"", b"{oops", b"[]", b"\xff\xff"):
