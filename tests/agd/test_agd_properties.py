@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from agd_testdata import CORPORA, EXAMPLES
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import agd
@@ -269,6 +269,8 @@ MARKDOWN = st.lists(st.lists(MD_PIECES, max_size=6).map("".join), max_size=10).m
 )
 @settings(max_examples=200, deadline=None)
 @given(MARKDOWN)
+@example("[#x]\n# [#x]")
+@example("|[#x]")
 def test_from_markdown_output_always_parses_and_is_canonical(source):
     from agd.convert import from_markdown
 

@@ -136,9 +136,10 @@ class Reader:
             back = parse(text).blocks
         except AgdError:
             back = []
-        # the written text must read back to itself; delimiter pairs in plain text
-        # (`snake_case_name`) pass, since they are written and read the same way
-        if len(back) == 1 and serialize_block(back[0]) == text:
+        # the written text must read back to itself without growing an id (text ending
+        # in `[#x]`); delimiter pairs in plain text (`snake_case_name`) pass, since they
+        # are written and read the same way
+        if len(back) == 1 and back[0].id == block.id and serialize_block(back[0]) == text:
             return block
         first, last = tok.map if tok.map else (0, len(self.source))
         body = "\n".join(self.source[first:last]).rstrip("\n")
