@@ -254,6 +254,29 @@ def test_missing_global_layer_is_shown_as_absent(server, home: Home):
     assert {b["layer"] for b in data["blocks"]} == {"project"}
 
 
+def test_current_project_without_memory_is_listed_first(home: Home, serve):
+    new = home.root / ".claude" / "projects" / "-work-new" / "memory" / "memory.agd"
+    home.settings = home.settings.replace(memory_file=str(new))
+    srv = serve(home)
+    _, data = get_json(srv, "/projects.json")
+    first = data["projects"][0]
+    assert (first["key"], first["display"], first["exists"]) == ("~launch", "/work/new", False)
+    assert data["initial"] == "~launch"
+    assert [p["key"] for p in data["projects"][1:]] == ["-work-harbor", "-work-other"]
+    status, memory = get_json(srv, "/memory.json")
+    assert status == 200 and memory["key"] == "~launch"
+    assert memory["layers"][0] == {
+        **memory["layers"][0],
+        "exists": False,
+        "error": None,
+        "blocks": 0,
+    }
+    assert {b["layer"] for b in memory["blocks"]} == {"global"}
+    write(new, home.other.read_text(encoding="utf-8"))  # the first save creates it
+    _, memory = get_json(srv, "/memory.json?project=~launch")
+    assert "project:other-go" in blocks_by_uid(memory)
+
+
 def test_launch_file_outside_projects_gets_its_own_key(home: Home, serve, tmp_path):
     elsewhere = write(
         tmp_path / "elsewhere" / "notes.agd", home.other.read_text(encoding="utf-8"), 2_100_000_000

@@ -38,6 +38,8 @@ class Project:
     remote: str | None = None
     """The git remote the resolver's index maps to this file, when there is one: a name that
     says which repository this is even when the folder name is ambiguous."""
+    exists: bool = True
+    """False only for the current project when it has no memory yet (shown first, empty)."""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -47,6 +49,7 @@ class Project:
             "bytes": self.bytes,
             "mtime": self.mtime,
             "remote": self.remote,
+            "exists": self.exists,
         }
 
 
@@ -81,7 +84,8 @@ class Catalog:
         self.launch_path: Path = launch_file if launch_file is not None else layers.project.path
 
     def projects(self) -> list[Project]:
-        """Every project file that exists, newest first, plus the launch file if it is elsewhere."""
+        """Every project file that exists, newest first, plus the launch file if it is elsewhere
+        (first, with `exists=False`, when it does not exist yet)."""
         found: list[Project] = []
         remotes = {
             os.path.realpath(file): remote
@@ -94,12 +98,25 @@ class Catalog:
             folder = path.parent.parent.name
             remote = remotes.get(os.path.realpath(path))
             found.append(Project(folder, display_name(folder), path, st[0], st[1], remote))
-        if not any(_same_file(p.path, self.launch_path) for p in found):
+        missing = None
+        if not any(_same_file(p.path, self.launch_path) for p in found) and not _same_file(
+            self.launch_path, self.global_path
+        ):
             st = _stat(self.launch_path)
-            if st is not None and not _same_file(self.launch_path, self.global_path):
+            if st is not None:
                 found.append(Project(LAUNCH_KEY, str(self.launch_path), self.launch_path, *st))
+            else:
+                # The current project has no memory yet: still listed (first), so the page can
+                # say where its memory will be, next to the projects that have one.
+                parent = self.launch_path.parent
+                in_projects = (
+                    parent.name == "memory"
+                    and parent.parent.parent == paths.projects_dir(self.settings)
+                )
+                label = display_name(parent.parent.name) if in_projects else str(self.launch_path)
+                missing = Project(LAUNCH_KEY, label, self.launch_path, 0, 0.0, exists=False)
         found.sort(key=lambda p: p.mtime, reverse=True)
-        return found
+        return [missing, *found] if missing else found
 
     def initial_key(self, projects: list[Project]) -> str:
         """The key shown first: the launch/current project, else the newest, else the global layer."""
@@ -122,6 +139,12 @@ class Catalog:
         """The (layer name, file) pairs shown for `key`, project first; None for an unknown key."""
         if key == GLOBAL_KEY:
             return [("global", self.global_path)]
+        if key == LAUNCH_KEY:
+            # Always valid, even once the file exists and is listed under its folder's key:
+            # a page opened before the first save keeps following it (live reload).
+            if _same_file(self.launch_path, self.global_path):
+                return [("global", self.global_path)]
+            return [("project", self.launch_path), ("global", self.global_path)]
         for project in self.projects():
             if project.key == key:
                 return [("project", project.path), ("global", self.global_path)]

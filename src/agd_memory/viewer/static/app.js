@@ -61,13 +61,15 @@ function fillPicker() {
   const { projects, global } = state.projects;
   for (const p of projects) {
     const name = p.remote ? `${p.remote}  (${p.display})` : p.display;
-    select.append(el("option", { value: p.key, text: `${name}  ·  ${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}`, title: p.path }));
+    const about = p.exists ? `${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}` : "no memory yet";
+    select.append(el("option", { value: p.key, text: `${name}  ·  ${about}`, title: p.path }));
   }
   if (global.exists) {
     select.append(el("option", { value: global.key, text: `Global layer only  ·  ${fmtBytes(global.bytes)}`, title: global.path }));
   }
-  if (!select.options.length) select.append(el("option", { value: "", text: "(no memory found)", disabled: true }));
+  if (!select.options.length) select.append(el("option", { value: state.key, text: "(no memory found)" }));
   select.value = state.key;
+  select.disabled = select.options.length < 2;
 }
 
 function renderLayerInfo() {

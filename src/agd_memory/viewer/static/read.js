@@ -214,9 +214,11 @@ export function renderRead() {
   const groups = groupsOf(blocks);
   renderOutline(groups);
   if (!data.blocks.length) {
+    const file = data.layers.find((l) => !l.exists);
     container.append(el("div", { class: "empty" },
       el("h2", { text: "No memory here yet" }),
-      el("p", { text: "Blocks appear as soon as something is saved, for example:" }),
+      file ? el("p", {}, "It will be created at ", el("code", { class: "path-small", text: file.path }), " when something is saved, for example:")
+        : el("p", { text: "Blocks appear as soon as something is saved, for example:" }),
       el("pre", { text: 'agd-memory save x-project first-note --desc "what this project is" --content "…"' }),
       el("p", { class: "muted", text: "Claude Code also saves durable facts at the end of a session." })));
     return;
