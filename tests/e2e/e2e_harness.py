@@ -15,7 +15,8 @@ from here (`from e2e_harness import MCP_PREFIX, Reply`). A test file in `tests/e
 project folder with an isolated HOME and CLAUDE_CONFIG_DIR, `ANTHROPIC_BASE_URL` at the fake,
 a dummy key, telemetry/auto-update/nonessential traffic off, tool search off (MCP tools offered
 upfront), no session persistence, and a timeout. The interpreter running the tests comes first
-on PATH, so the hooks' `python3` and the MCP launcher use it (and the `mcp` it has installed). The tests are skipped, with the reason, when `AGD_E2E_CLAUDE` is unset:
+on PATH, so the hooks' `python3` and the MCP launcher use it (and the `mcp` it has installed). The tests are skipped, with the reason, when `AGD_E2E_CLAUDE` is unset (under `CI=true`
+they fail instead, so a green CI always ran them):
 `scripts/test` installs the pinned CLI (`tests/e2e/claude-code.version`) and sets it.
 """
 
@@ -41,6 +42,7 @@ __all__ = [
     "Request",
     "claude_binary",
     "has_mcp_server",
+    "require_claude",
 ]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,6 +69,31 @@ OFFLINE_ENV = {
 # Variables of the calling environment never passed on: they would leak the developer's
 # configuration, credentials or a parent Claude Code session into the run.
 _DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE", "AGD_", "OTEL_", "AWS_", "GOOGLE_", "VERTEX")
+
+
+SKIP_REASON = (
+    "AGD_E2E_CLAUDE is not set (or not executable): install the pinned CLI with "
+    "`npm install --prefix .cache/claude-code-$(cat tests/e2e/claude-code.version) "
+    "@anthropic-ai/claude-code@$(cat tests/e2e/claude-code.version)` and export "
+    "AGD_E2E_CLAUDE=<prefix>/node_modules/.bin/claude (scripts/test does this)"
+)
+
+
+def in_ci() -> bool:
+    """CI must run the end-to-end tests: there a missing CLI is a failure, not a skip."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require_claude() -> str:
+    """The CLI's path; skips the test (fails it under CI) when `AGD_E2E_CLAUDE` is unusable."""
+    import pytest
+
+    binary = claude_binary()
+    if binary is None:
+        if in_ci():
+            pytest.fail("CI=true but " + SKIP_REASON)
+        pytest.skip(SKIP_REASON)
+    return binary
 
 
 def claude_binary() -> str | None:

@@ -12,7 +12,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from e2e_harness import MCP_PREFIX, REPO, Reply, base_env, claude_binary, has_mcp_server
+from e2e_harness import (
+    MCP_PREFIX,
+    REPO,
+    Reply,
+    base_env,
+    claude_binary,
+    has_mcp_server,
+    require_claude,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -53,9 +61,7 @@ def first_conversation(run):
 
 
 def test_plugin_validates() -> None:
-    binary = claude_binary()
-    if binary is None:
-        pytest.skip("AGD_E2E_CLAUDE is not set")
+    binary = require_claude()
     proc = subprocess.run(
         [binary, "plugin", "validate", str(REPO)], capture_output=True, text=True, timeout=60
     )
