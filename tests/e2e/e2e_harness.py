@@ -5,19 +5,22 @@ from here (`from e2e_harness import MCP_PREFIX, Reply`). A test file in `tests/e
 (mark it `e2e`):
 
     def test_something(claude, fake_api, e2e_project):
-        e2e_project.write_memory(TEXT)                 # the project layer the hooks will find
+        e2e_project.write_memory(TEXT)        # the project layer the hooks will find
         fake_api.script(Reply.tool_use("agd_memory_get", {"id": "x"}), Reply.text("done"))
-        run = claude("what do you know about x?", allowed_tools=["mcp__plugin_agd-memory_agd-memory__*"])
+        run = claude("what about x?", allowed_tools=[MCP_PREFIX + "agd_memory_get"])
         assert run.ok, run.diagnose()
-        assert "x" in fake_api.conversation()[0].message_text()
+        assert "x" in run.conversation[0].message_text()
 
-`claude(...)` runs `$AGD_E2E_CLAUDE -p PROMPT --plugin-dir <repo> --output-format json` in the
-project folder with an isolated HOME and CLAUDE_CONFIG_DIR, `ANTHROPIC_BASE_URL` at the fake,
-a dummy key, telemetry/auto-update/nonessential traffic off, tool search off (MCP tools offered
-upfront), no session persistence, and a timeout. The interpreter running the tests comes first
-on PATH, so the hooks' `python3` and the MCP launcher use it (and the `mcp` it has installed). The tests are skipped, with the reason, when `AGD_E2E_CLAUDE` is unset (under `CI=true`
-they fail instead, so a green CI always ran them):
-`scripts/test` installs the pinned CLI (`tests/e2e/claude-code.version`) and sets it.
+`claude(...)` runs `$AGD_E2E_CLAUDE -p PROMPT --plugin-dir <repo> --output-format json` in
+the project folder with an isolated HOME and CLAUDE_CONFIG_DIR, `ANTHROPIC_BASE_URL` at the
+fake, a dummy key, telemetry/auto-update/nonessential traffic off, tool search off (MCP
+tools offered upfront), no session persistence, and a timeout. The interpreter running the
+tests comes first on PATH, so the hooks' `python3` and the MCP launcher use it (and the
+`mcp` it has installed).
+
+The tests are skipped, with the reason, when `AGD_E2E_CLAUDE` is unset; under `CI=true`
+they fail instead, so a green CI always ran them. `scripts/test` installs the pinned CLI
+(`tests/e2e/claude-code.version`) and sets the variable.
 """
 
 from __future__ import annotations
