@@ -292,7 +292,10 @@ def _make_handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 404, {"type": "error", "error": {"type": "not_found_error", "message": "fake"}}
             )
 
-        do_HEAD = do_GET  # noqa: N815
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server API
+            self.send_response(404)
+            self.send_header("content-length", "0")
+            self.end_headers()
 
         def do_POST(self) -> None:  # noqa: N802 - http.server API
             length = int(self.headers.get("content-length") or 0)
