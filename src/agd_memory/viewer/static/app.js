@@ -57,19 +57,19 @@ actions.showInGraph = (uid) => {
 };
 
 function fillPicker() {
-  const select = clear($("project"));
+  const picker = clear($("project"));
   const { projects, global } = state.projects;
   for (const p of projects) {
     const name = p.remote ? `${p.remote}  (${p.display})` : p.display;
     const about = p.exists ? `${fmtBytes(p.bytes)}  ·  ${fmtDate(p.mtime)}` : "no memory yet";
-    select.append(el("option", { value: p.key, text: `${name}  ·  ${about}`, title: p.path }));
+    picker.append(el("option", { value: p.key, text: `${name}  ·  ${about}`, title: p.path }));
   }
   if (global.exists) {
-    select.append(el("option", { value: global.key, text: `Global layer only  ·  ${fmtBytes(global.bytes)}`, title: global.path }));
+    picker.append(el("option", { value: global.key, text: `Global layer only  ·  ${fmtBytes(global.bytes)}`, title: global.path }));
   }
-  if (!select.options.length) select.append(el("option", { value: state.key, text: "(no memory found)" }));
-  select.value = state.key;
-  select.disabled = select.options.length < 2;
+  if (!picker.options.length) picker.append(el("option", { value: state.key, text: "(no memory found)" }));
+  picker.value = state.key;
+  picker.disabled = picker.options.length < 2;
 }
 
 function renderLayerInfo() {
@@ -114,8 +114,20 @@ async function loadMemory({ quiet = false } = {}) {
   if (quiet) window.scrollTo(0, scroll);
 }
 
+const PROJECTS_EVERY = 15; // polls: the project list is refreshed every 30 s
+let polls = 0;
+
 async function poll() {
   if (document.hidden || !state.data) return;
+  if (++polls % PROJECTS_EVERY === 0) {
+    try {
+      const projects = await getJSON("/projects.json");
+      if (JSON.stringify(projects.projects.map((p) => [p.key, p.exists])) !== JSON.stringify(state.projects.projects.map((p) => [p.key, p.exists]))) {
+        state.projects = projects;
+        fillPicker();
+      }
+    } catch { /* keep the list shown */ }
+  }
   try {
     const { version } = await getJSON(`/version.json?project=${encodeURIComponent(state.key)}`);
     if (version !== state.data.version) {
