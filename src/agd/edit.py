@@ -38,6 +38,8 @@ __all__ = [
     "validate_block",
 ]
 
+I64_MIN = -(2**63)
+I64_MAX = 2**63 - 1
 RUN_DELIMITER = {"bold": "*", "italic": "_", "code": "`"}
 TEXT_TAGS = frozenset(("h1", "h2", "h3", "h4", "p"))
 # tag -> content types it can be written with; x-* blocks take fenced or empty
@@ -147,7 +149,7 @@ def normalise(block: Block) -> Block:
 
 def merge_text(nodes: list[Inline]) -> list[Inline]:
     out: list[Inline] = []
-    for node in nodes:
+    for node in map(Inline._make, nodes):
         if node.kind == "text":
             if not node.text:
                 continue
@@ -158,8 +160,53 @@ def merge_text(nodes: list[Inline]) -> list[Inline]:
     return out
 
 
+INLINE_KINDS = ("text", "bold", "italic", "code", "ref")
+
+
+def check_types(block: Block) -> None:
+    """Python-built blocks get the same type checks JSON input gets in `jsonast`."""
+    if not isinstance(block.kind, str) or not isinstance(block.attrs, dict):
+        raise InvalidEdit("a block needs a string kind and a dict of attributes")
+    if block.id is not None and not isinstance(block.id, str):
+        raise InvalidEdit("a block id must be a string")
+    for key, value in block.attrs.items():
+        if not isinstance(key, str) or not isinstance(value, (bool, int, str)):
+            raise InvalidEdit(f"attribute {key!r}: values are booleans, integers or strings")
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not I64_MIN <= value <= I64_MAX
+        ):
+            raise InvalidEdit(f"attribute `{key}`: integer out of the 64-bit range")
+    ctype, value = block.content_type, block.value
+    if ctype == INLINE:
+        ok = isinstance(value, list) and all(is_node(n) for n in value)
+    elif ctype == ITEMS:
+        ok = isinstance(value, list) and all(
+            isinstance(item, list) and all(is_node(n) for n in item) for item in value
+        )
+    elif ctype == FENCED:
+        ok = isinstance(value, str)
+    elif ctype == EMPTY:
+        ok = value is None
+    else:
+        raise InvalidEdit(f"unknown content type `{ctype}`")
+    if not ok:
+        raise InvalidEdit(f"the value does not fit {ctype} content")
+
+
+def is_node(node: object) -> bool:
+    return (
+        isinstance(node, tuple)
+        and len(node) == 2
+        and node[0] in INLINE_KINDS
+        and isinstance(node[1], str)
+    )
+
+
 def validate_block(block: Block) -> Block:
     """The block, normalised, if the line syntax can hold it; else `InvalidEdit` saying why."""
+    check_types(block)
     kind = block.kind
     check_tag(kind)
     if block.id is not None and not is_identifier(block.id):

@@ -276,3 +276,63 @@ def test_from_markdown_output_always_parses_and_is_canonical(source):
 
     out = from_markdown(source)
     assert agd.canonicalize(out) == out
+
+
+HOSTILE_TEXT = st.text(st.sampled_from(list('ab *_`[]#:@~-> \t\n\r\\"=é')), max_size=12)
+HOSTILE_NODE = st.builds(
+    Inline, st.sampled_from(["text", "bold", "italic", "code", "ref"]), HOSTILE_TEXT
+)
+SHAPE_OF = {
+    "p": "inline",
+    "h2": "inline",
+    "ul": "items",
+    "quote": "items",
+    "code": "fenced",
+    "ref": "inline",
+    "!": "inline",
+    "meta": "empty",
+    "x-note": "fenced",
+    "x-": "empty",
+}
+
+
+@st.composite
+def hostile_blocks(draw):
+    """Mostly well-shaped blocks with hostile text, sometimes a mismatched shape."""
+    kind = draw(st.sampled_from([*SHAPE_OF, "bad"]))
+    ctype = SHAPE_OF.get(kind, "empty")
+    if draw(st.integers(0, 9)) == 0:
+        ctype = draw(st.sampled_from(["inline", "items", "fenced", "empty"]))
+    if ctype == "inline":
+        value = draw(st.lists(HOSTILE_NODE, max_size=4))
+    elif ctype == "items":
+        value = draw(st.lists(st.lists(HOSTILE_NODE, max_size=3), max_size=3))
+    elif ctype == "fenced":
+        value = draw(HOSTILE_TEXT)
+    else:
+        value = None
+    attrs = draw(
+        st.dictionaries(
+            st.one_of(KEY, HOSTILE_TEXT),
+            st.one_of(st.booleans(), st.integers(), HOSTILE_TEXT),
+            max_size=2,
+        )
+    )
+    block_id = draw(st.one_of(st.none(), IDENT, HOSTILE_TEXT))
+    return Block(kind, ctype, value, attrs, block_id)
+
+
+HOSTILE_BLOCK = hostile_blocks()
+
+
+@SETTINGS
+@given(HOSTILE_BLOCK)
+def test_accepted_edits_always_round_trip(block):
+    from agd import edit
+
+    doc = agd.parse("@h1 Title [#root]\n\n@p first [#a]\n")
+    try:
+        new = edit.apply(doc, edit.Replace("a", block))
+    except agd.AgdError:
+        return
+    assert agd.parse(agd.serialize(new)) == new
