@@ -46,6 +46,7 @@ def serve():
         started.append(srv)
         return srv
 
+    start.started = started  # the tests that stop a server themselves find it here
     yield start
     for srv in started:
         srv.shutdown()

@@ -406,3 +406,14 @@ def test_show_in_graph_and_search_over_the_graph(open_page, home: Home):
     pane.get_by_role("button", name="Open in read view").click()
     assert page.locator("#read-view").is_visible()
     assert in_viewport(page, row(page, "project:decision-invoices"))
+
+
+def test_page_says_when_the_server_has_stopped(open_page, home: Home, serve):
+    page, watch = open_page(home)
+    srv = next(s for s in serve.started if s.url.rstrip("/") == watch.origin)
+    srv.shutdown()
+    srv.server_close()
+    banner = page.locator(".banner.error", has_text="not running any more")
+    banner.wait_for(timeout=10_000)
+    # The failed polls themselves are logged by Chromium; nothing else may be.
+    watch.errors[:] = [e for e in watch.errors if "ERR_CONNECTION_REFUSED" not in e]

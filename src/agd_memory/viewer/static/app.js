@@ -134,8 +134,18 @@ async function poll() {
       await loadMemory({ quiet: true });
       actions.toast("Memory changed on disk — reloaded");
     }
-  } catch { /* server gone: keep what is shown */ }
+    serverGone = false;
+  } catch (err) {
+    // Keep what is shown; say once that it will no longer update (the server stops by itself
+    // after --idle-exit, or was stopped).
+    if (!serverGone && err instanceof TypeError) {
+      serverGone = true;
+      banner("error", "The viewer's server is not running any more, so this page no longer updates.",
+        "Start it again (agd-memory view, or the memory-view skill) and reload.");
+    }
+  }
 }
+let serverGone = false;
 
 function setupTheme() {
   $("theme").addEventListener("click", () => {
@@ -219,6 +229,7 @@ async function boot() {
   requestAnimationFrame(() => setTimeout(() => performance.mark("agd-first-paint"))); // and painted
   document.body.dataset.ready = "true";
   setInterval(poll, POLL_MS);
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) poll(); });
 }
 
 boot();
