@@ -91,10 +91,10 @@ export function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-// One line of a body for a row or a search hit: whitespace collapsed, Markdown emphasis and
-// code marks dropped (they would show as literal ** and `).
+// One line of a body for a row or a search hit: whitespace collapsed, Markdown bold and code
+// marks dropped (they would show as literal ** and `; `__` stays, as in `__init__`).
 export function excerpt(text, max = 160) {
-  const flat = (text || "").replace(/\*\*|__|`+/g, "").replace(/\s+/g, " ").trim();
+  const flat = (text || "").replace(/\*\*|`+/g, "").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
