@@ -20,8 +20,8 @@ from typing import Any
 
 from .errors import DuplicateId, IdNotFound, InvalidAst, InvalidEdit
 from .jsonast import attr_value_from_json, block_from_dict, block_to_dict
-from .model import EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
-from .parser import BUILTIN_TAGS, is_identifier
+from .lines import is_identifier
+from .model import BUILTIN_TAGS, EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
 
 __all__ = [
     "Replace",

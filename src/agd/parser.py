@@ -5,7 +5,8 @@ first-character tests, and the class picks the function that handles it from
 `TOP_LEVEL`; a block-start line hands over to the function for its tag in
 `BLOCK_BODIES`, which may consume the lines that belong to the block (list
 items, quote lines, a fenced body). Parsing stops at the first error, raised as
-a typed `AgdError` whose `str()` is the reference message.
+a typed `AgdError` whose `str()` is the reference message. Line classes live in
+`agd.lines`, the inline grammar in `agd.inline`, attribute lists in `agd.attrs`.
 
 Two deliberate departures from the reference parser (see docs/FORMAT.md):
 CRLF line ends and a leading BOM are normalised before parsing, as the format
@@ -16,205 +17,32 @@ boundaries, never inside a UTF-8 sequence.
 from __future__ import annotations
 
 import gc
-import re
 from itertools import accumulate
 
-from .errors import DuplicateId, InvalidAttr, InvalidId, InvalidTag, ParseError, UnterminatedFence
-from .model import BUILTIN_TAGS, EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
+from .attrs import parse_attrs
+from .errors import DuplicateId, InvalidId, InvalidTag, ParseError, UnterminatedFence
+from .inline import parse_inline
+from .lines import (
+    BLOCK_LINE,
+    COMMENT_LINE,
+    EMPTY_LINE,
+    FENCE_LINE,
+    ID_RE,
+    ITEM_LINE,
+    QUOTE_LINE,
+    TAG_FIRST,
+    TAG_RE,
+    TEXT_LINE,
+    classify,
+    clip,
+    is_fence,
+    is_identifier,
+    utf8_len,
+)
+from .model import BUILTIN_TAGS, EMPTY, FENCED, INLINE, ITEMS, Block, Document, Inline
 
-__all__ = ["parse", "parse_inline", "parse_attrs", "is_identifier", "classify"]
-
-# --- line classes, in the order §1.2 tests them --------------------------------------------
-EMPTY_LINE = 0  # the empty string (a line of spaces is NOT empty)
-FENCE_LINE = 1  # three or more `~` and nothing else
-COMMENT_LINE = 2  # `@!` ...
-BLOCK_LINE = 3  # `@` + ASCII letter or `_`
-ITEM_LINE = 4  # `- ...` or exactly `-`
-QUOTE_LINE = 5  # `> ...` or exactly `>`
-TEXT_LINE = 6  # anything else: a continuation
-
-TAG_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-TAG_RE = re.compile(r"[A-Za-z0-9_-]+")
-ID_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-KEY_RE = re.compile(r"[A-Za-z0-9_-]*")
-INT_RE = re.compile(r"[+-]?[0-9]+")
-I64_MIN = -(2**63)
-I64_MAX = 2**63 - 1
-
-DELIMITERS = {"*": "bold", "_": "italic", "`": "code"}
-
-
-def classify(line: str) -> int:
-    """The class of one raw line (§1.2), by its first characters only."""
-    if not line:
-        return EMPTY_LINE
-    c = line[0]
-    if c == "@":
-        if len(line) > 1:
-            c2 = line[1]
-            if c2 == "!":
-                return COMMENT_LINE
-            if c2 in TAG_FIRST:
-                return BLOCK_LINE
-        return TEXT_LINE
-    if c == "~":
-        return FENCE_LINE if len(line) >= 3 and not line.strip("~") else TEXT_LINE
-    if c == "-":
-        return ITEM_LINE if len(line) == 1 or line[1] == " " else TEXT_LINE
-    if c == ">":
-        return QUOTE_LINE if len(line) == 1 or line[1] == " " else TEXT_LINE
-    return TEXT_LINE
-
-
-def is_fence(line: str) -> bool:
-    return len(line) >= 3 and line[0] == "~" and not line.strip("~")
-
-
-def is_identifier(text: str) -> bool:
-    """True when `text` matches `[A-Za-z_][A-Za-z0-9_-]*` (ASCII only, §1.6)."""
-    return ID_RE.fullmatch(text) is not None
-
-
-def clip(text: str, limit: int = 32) -> str:
-    """`text` cut to at most `limit` UTF-8 bytes on a character boundary, `…` when cut."""
-    if len(text) <= limit // 4:
-        return text
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) <= limit:
-        return text
-    return raw[:limit].decode("utf-8", "ignore") + "…"
-
-
-def utf8_len(line: str) -> int:
-    return len(line.encode("utf-8", "surrogatepass"))
-
-
-# --- inline grammar (§1.7) -----------------------------------------------------------------
-
-
-def parse_inline(text: str) -> list[Inline]:
-    """Inline nodes of `text`: `*bold*`, `_italic_`, `` `code` ``, the rest plain text.
-
-    A delimiter opens a run closed by the next occurrence of the same character;
-    with no closer it is plain text. No nesting, no escapes, no inline refs.
-    """
-    if "*" not in text and "_" not in text and "`" not in text:
-        return [Inline("text", text)] if text else []
-    nodes: list[Inline] = []
-    pending = 0  # start of plain text not yet emitted
-    pos = 0
-    n = len(text)
-    while pos < n:
-        # the nearest delimiter at or after pos
-        best = -1
-        for delim in DELIMITERS:
-            k = text.find(delim, pos)
-            if k >= 0 and (best < 0 or k < best):
-                best = k
-        if best < 0:
-            break
-        delim = text[best]
-        close = text.find(delim, best + 1)
-        if close < 0:
-            # an unmatched opener is plain text; later delimiters may still open runs
-            pos = best + 1
-            continue
-        if best > pending:
-            nodes.append(Inline("text", text[pending:best]))
-        nodes.append(Inline(DELIMITERS[delim], text[best + 1 : close]))
-        pos = pending = close + 1
-    if pending < n:
-        nodes.append(Inline("text", text[pending:]))
-    return nodes
-
-
-# --- attribute lists (§1.5) ----------------------------------------------------------------
-
-
-def scalar(raw: str) -> AttrValue:
-    """An unquoted attribute value: `true`/`false`, a signed 64-bit integer, else a string."""
-    if raw == "true":
-        return True
-    if raw == "false":
-        return False
-    if raw and INT_RE.fullmatch(raw):
-        number = int(raw)
-        if I64_MIN <= number <= I64_MAX:
-            return number
-    return raw
-
-
-def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValue]:
-    """Attributes of an attribute list.
-
-    attrs  = { " " } [ attr { { " " } attr } ] { " " }
-    attr   = key "=" ( quoted | bare )
-    key    = { ASCII letter | digit | "_" | "-" }       (non-empty)
-    quoted = '"' { "\\" any-char | not-quote } '"'     (always a string)
-    bare   = { not-space }                              (bool, i64 or string)
-
-    `col` is the column of `text[0]` in its line, for error positions.
-    """
-    s = text.strip()
-    col += len(text) - len(text.lstrip())
-    attrs: dict[str, AttrValue] = {}
-    if not s:
-        return attrs
-    n = len(s)
-    pos = 0
-    while True:
-        while pos < n and s[pos] == " ":
-            pos += 1
-        if pos >= n:
-            return attrs
-        key_end = KEY_RE.match(s, pos).end()  # type: ignore[union-attr]
-        if key_end == pos:
-            raise InvalidAttr(
-                f"expected attribute key, got `{clip(s[pos:])}`", line=line, col=col + pos
-            )
-        key = s[pos:key_end]
-        if key_end >= n or s[key_end] != "=":
-            raise InvalidAttr(f"attribute `{key}` missing `=`", line=line, col=col + key_end)
-        pos = key_end + 1
-        value: AttrValue
-        if pos < n and s[pos] == '"':
-            value, pos = quoted_value(s, pos + 1, key, line, col)
-        else:
-            end = s.find(" ", pos)
-            if end < 0:
-                end = n
-            value = scalar(s[pos:end])
-            pos = end
-        if key in attrs:
-            raise InvalidAttr(
-                f"attribute `{key}` appears more than once on this block", line=line, col=col
-            )
-        attrs[key] = value
-
-
-def quoted_value(s: str, pos: int, key: str, line: int, col: int) -> tuple[str, int]:
-    """The string after an opening quote at `pos - 1`, and the position after its closer.
-
-    A backslash takes the whole next character literally (the reference took one
-    byte, which broke multi-byte characters); a final lone backslash is kept.
-    """
-    close = s.find('"', pos)
-    slash = s.find("\\", pos)
-    if close >= 0 and (slash < 0 or slash > close):
-        return s[pos:close], close + 1  # the common case: no escapes
-    out: list[str] = []
-    n = len(s)
-    while pos < n:
-        c = s[pos]
-        if c == '"':
-            return "".join(out), pos + 1
-        if c == "\\" and pos + 1 < n:
-            out.append(s[pos + 1])
-            pos += 2
-            continue
-        out.append(c)
-        pos += 1
-    raise InvalidAttr(f"attribute `{key}` has unterminated quoted value", line=line, col=col)
+# parse_inline, parse_attrs, is_identifier and classify are re-exported for callers
+__all__ = ["parse", "normalise", "parse_inline", "parse_attrs", "is_identifier", "classify"]
 
 
 # --- the parser ----------------------------------------------------------------------------
