@@ -7,6 +7,7 @@ import { refLink, renderBody } from "./markdown.js";
 import { actions, isSuperseded, resolveId, state } from "./state.js";
 
 const rows = new Map(); // uid -> {article, main}
+let spy = null; // highlights the outline entry of the group at the top of the screen
 const OUTLINE_IDS_PER_GROUP = 40;
 
 export function visibleBlocks() {
@@ -196,7 +197,7 @@ function renderOutline(groups) {
     }
     outline.append(el("div", { class: "outline-group" },
       el("a", {
-        class: "outline-title", href: `#g-${g.key}`, text: g.title,
+        class: "outline-title", href: `#g-${g.key}`, text: g.title, dataset: { group: g.key },
         onclick: (e) => { e.preventDefault(); document.getElementById(`g-${g.key}`)?.scrollIntoView({ block: "start" }); },
       }, el("span", { class: "n", text: String(g.blocks.length) })),
       list));
@@ -227,6 +228,11 @@ export function renderRead() {
     container.append(el("div", { class: "empty" }, el("p", { text: "Every layer is hidden: turn one on above." })));
     return;
   }
+  spy?.disconnect();
+  const titles = new Map([...document.querySelectorAll(".outline-title")].map((a) => [a.dataset.group, a]));
+  spy = new IntersectionObserver((entries) => {
+    for (const entry of entries) titles.get(entry.target.dataset.group)?.classList.toggle("current", entry.isIntersecting);
+  }, { rootMargin: "-56px 0px -70% 0px" });
   for (const g of groups) {
     const head = el("header", { class: "group-head" },
       g.kind ? kindChip(g.kind) : null,
@@ -234,7 +240,8 @@ export function renderRead() {
       g.sectionId ? el("code", { class: "muted", text: `#${g.sectionId}` }) : null,
       g.layer && state.group === "section" ? layerBadge(g.layer) : null,
       el("span", { class: "muted n", text: plural(g.blocks.length, "entry", "entries") }));
-    const section = el("section", { class: "group", id: `g-${g.key}` }, head);
+    const section = el("section", { class: "group", id: `g-${g.key}`, dataset: { group: g.key } }, head);
+    spy.observe(section);
     const list = el("div", { class: "rows" });
     for (const b of g.blocks) list.append(row(b));
     section.append(list);
