@@ -208,13 +208,34 @@ def main() -> int:
             f"| {nbytes / s_cpu / 1e6:.1f} ({nbytes / s_wall / 1e6:.1f}) | {ratio:.2f} |"
         )
 
+    shared = ROOT.parent / "shared" / "data"
+    files = sorted((shared / "corpora").glob("*.agd")) + sorted(
+        (shared / "agd-examples").glob("*.agd")
+    )
+    rows = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            doc = parse(text)
+        except Exception:  # tutorial.agd does not parse under 0.3 rules (reference §6.1)
+            continue
+        p_cpu, _ = median_time(lambda text=text: parse(text), repeat=3)
+        nbytes = len(text.encode("utf-8"))
+        rows.append((path.name, len(doc.blocks), nbytes, nbytes / p_cpu / 1e6, ast_ratio(text)))
+    if rows:
+        print()
+        print("| shared data file | blocks | bytes | parse MB/s | AST bytes / source byte |")
+        print("|---|---:|---:|---:|---:|")
+        for name, blocks, nbytes, mbs, ratio in rows:
+            print(f"| {name} | {blocks:,} | {nbytes:,} | {mbs:.1f} | {ratio:.2f} |")
+
     with tempfile.TemporaryDirectory() as tmp:
         gen = Path(tmp) / "gen-1000.agd"
         text = generate(1_000)
         gen.write_text(text, encoding="utf-8")
         middle = [b.id for b in parse(text).blocks if b.id][len(parse(text).blocks) // 4]
         files = [("generated, 1,000 blocks", gen, middle)]
-        mem = ROOT.parent / "shared" / "data" / "corpora" / "mem-1000.agd"
+        mem = shared / "corpora" / "mem-1000.agd"
         if mem.exists():
             doc = parse(mem.read_text(encoding="utf-8"))
             entry = next(b.id for b in doc.blocks if b.id and b.kind.startswith("x-"))
