@@ -297,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "get" and ns.depth is not None and not ns.follow_refs:
             ns.subparser.error("the argument '--depth <N>' requires '--follow-refs'")
     except SystemExit as stop:
+        if stop.code is None:
+            return 0
         return stop.code if isinstance(stop.code, int) else 2
     try:
         return ns.func(ns)
