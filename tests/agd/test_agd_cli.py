@@ -318,3 +318,9 @@ def test_bench_prints_six_lines(capsys, doc):
     assert lines[0] == f"file:     {doc}"
     assert lines[1] in ("encoding: cl100k_base", "encoding: estimate (chars/4)")
     assert lines[3].startswith("Markdown: ") and lines[3].endswith(" vs AGD)")
+
+
+def test_every_verb_is_in_the_format_docs():
+    docs = (ROOT / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    commands = docs.split("## The `agd` command", 1)[1]
+    assert all(verb in commands for verb in VERBS)
