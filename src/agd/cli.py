@@ -57,7 +57,10 @@ def os_message(err: OSError) -> str:
 
 def read_bytes(path: str) -> bytes:
     if path == "-":
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:
+            raise OSError(0, "no standard input")
+        buffer = getattr(sys.stdin, "buffer", None)
+        return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
     with open(path, "rb") as fh:
         return fh.read()
 
