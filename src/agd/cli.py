@@ -58,7 +58,7 @@ def os_message(err: OSError) -> str:
 def read_bytes(path: str) -> bytes:
     if path == "-":
         if sys.stdin is None:
-            raise OSError(0, "no standard input")
+            raise Fail("reading -: no standard input")
         buffer = getattr(sys.stdin, "buffer", None)
         return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
     with open(path, "rb") as fh:
