@@ -63,7 +63,10 @@ def first_conversation(run):
 def test_plugin_validates() -> None:
     binary = require_claude()
     proc = subprocess.run(
-        [binary, "plugin", "validate", str(REPO)], capture_output=True, text=True, timeout=60
+        [binary, "plugin", "validate", "--strict", str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
@@ -72,6 +75,8 @@ def test_plugin_validates() -> None:
         assert f"hooks: {event}" in out
     for skill in ("memory", "remember", "recall-lang", "memory-view"):
         assert f"skills: agd-memory:{skill}" in out
+    if has_mcp_server():
+        assert "mcpServers: agd-memory stdio" in out
 
 
 def tracked_copy(destination: Path) -> Path:
