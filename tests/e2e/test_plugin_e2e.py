@@ -135,6 +135,21 @@ def test_first_request_carries_the_table_of_contents(claude, e2e_project) -> Non
     assert "staging Postgres sits behind pgbouncer on port 6432" in text
     # A TOC, not the file: bodies stay out until fetched.
     assert "never directly on 5432" not in text
+    # The skills are offered to the model under the plugin's namespace.
+    for skill in ("agd-memory:memory", "agd-memory:remember", "agd-memory:memory-view"):
+        assert skill in first_conversation(run).all_text()
+
+
+def test_resumed_session_gets_the_toc_again(claude, e2e_project) -> None:
+    e2e_project.write_memory(MEMORY)
+    first = claude("hello", persist_session=True)
+    assert first.ok, first.diagnose()
+    session = first.result["session_id"]
+    e2e_project.write_memory(MEMORY.replace("every second Tuesday", "every third Tuesday"))
+    resumed = claude("and now?", args=["--resume", session], persist_session=True)
+    text = first_conversation(resumed).message_text()
+    # SessionStart runs again with source "resume" and sees the file as it is now.
+    assert "release train leaves every third Tuesday" in text, text[-3000:]
 
 
 def test_no_memory_no_context(claude, e2e_project) -> None:
