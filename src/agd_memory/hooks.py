@@ -112,14 +112,22 @@ def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[An
     A file that does not parse or cannot be read is left out (and logged), so a
     broken project file still lets the global layer through, and vice versa.
     """
-    from . import paths, store
+    from . import paths
 
     layers = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
-    files = []
+    existing = []
     for layer in layers.select(scope):
+        if layer.path.is_file():
+            existing.append(layer)
+        elif layer.path.exists():
+            debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: not a file")
+    if not existing:
+        return []  # the common case in a project without memory: skip importing the store
+    from . import store
+
+    files = []
+    for layer in existing:
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
-        if not mf.exists():
-            continue
         try:
             # entries(), not document(): it is served from the store's disk cache, while
             # document() would parse the whole file in every hook process.

@@ -174,6 +174,7 @@ def test_unreadable_memory_is_silent(project, hook_env) -> None:
     ):
         proc = run_hook(event, payload, hook_env)
         assert (proc.returncode, proc.stdout) == (0, ""), event
+    assert f"{path}: not a file" in debug_log(hook_env)
 
 
 def test_binary_garbage_memory_is_silent(project, hook_env) -> None:
