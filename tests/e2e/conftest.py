@@ -89,6 +89,9 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
             argv += ["--allowedTools", ",".join(allowed_tools)]
         argv += list(args)
         full_env = base_env(e2e_project, fake_api.url)
+        # No detached distiller outliving the test, unless a test asks for one
+        # (env={"AGD_DISTILL_DISABLED": "0"}); tests/e2e/test_distill_e2e.py covers it.
+        full_env["AGD_DISTILL_DISABLED"] = "1"
         full_env.update(env or {})
         before = len(fake_api.requests)
         proc = subprocess.Popen(
