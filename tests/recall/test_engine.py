@@ -248,3 +248,14 @@ def test_a_broken_file_does_not_silence_the_others(make_settings) -> None:
 
 def test_default_is_not_reference() -> None:
     assert DEFAULT and not REFERENCE
+
+
+def test_other_languages_function_words_do_not_eat_english_words(make_settings) -> None:
+    from agd_memory.recall.analyzer import Analyzer
+
+    s = make_settings()
+    an = Analyzer(DEFAULT)
+    words = engine.prompt_words("where is the comment about the bin folder", an, s, DEFAULT)
+    assert "comment" in words and "bin" in words
+    it = engine.prompt_words("come si fa il deploy della nuova versione", an, s, DEFAULT)
+    assert "come" not in it and "della" not in it

@@ -73,14 +73,34 @@ def prompt_words(
 ) -> list[str]:
     """Content words of the prompt, in order, duplicates kept (the min-words gate counts them)."""
     improved = "tokens" in features
+    words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
+    langs = langs_of(settings, features)
+    if getattr(settings, "recall_langs", None) is None and "all-langs" in features:
+        langs = prompt_langs(words, langs, folded=improved)
     stop = stopwords(
-        langs_of(settings, features),
+        langs,
         getattr(settings, "recall_stopwords_file", None),
         request_verbs="request-verbs" in features,
         folded=improved,
     )
-    words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
     return [analyzer.normalize(w) for w in words if w not in stop]
+
+
+def prompt_langs(words: Sequence[str], langs: Sequence[str], *, folded: bool) -> tuple[str, ...]:
+    """The languages a prompt is written in, judged by its function words.
+
+    With every built-in list applied at once, French `comment` or German `bin`, `war`
+    would vanish from English prompts; so only the languages with at least half as many
+    function words in the prompt as the best one are used (English when none has any).
+    """
+    hits = {}
+    for lang in langs:
+        stop = stopwords((lang,), None, folded=folded)
+        hits[lang] = sum(1 for w in words if w in stop)
+    best = max(hits.values(), default=0)
+    if best == 0:
+        return tuple(lang for lang in langs if lang in DEFAULT_LANGS) or tuple(langs[:1])
+    return tuple(lang for lang in langs if hits[lang] * 2 >= best)
 
 
 def synonyms_file(files: Sequence[Any], settings: Any) -> Path | None:

@@ -1,0 +1,50 @@
+"""Synonym groups: file format, group merging, and the built-in list's hygiene."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from agd_memory.recall import lexicon
+from agd_memory.recall.analyzer import Analyzer
+from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.text import stopwords
+
+
+def test_read_groups_skips_comments_blanks_and_single_words(tmp_path: Path) -> None:
+    f = tmp_path / "syn"
+    f.write_text("# comment\n\ntill, register , checkout\nlonely\n", encoding="utf-8")
+    assert lexicon.read_groups(f) == [["till", "register", "checkout"]]
+
+
+def test_missing_file_has_no_groups(tmp_path: Path) -> None:
+    assert lexicon.read_groups(tmp_path / "none") == []
+
+
+def test_build_map_joins_a_line_to_an_existing_group() -> None:
+    mapping = lexicon.build_map([["a1", "b1"], ["c1", "b1", "d1"]], lambda w: [w])
+    assert mapping["a1"] == mapping["b1"] == mapping["c1"] == mapping["d1"] == "~a1"
+
+
+def test_build_map_ignores_phrases() -> None:
+    mapping = lexicon.build_map([["credit note", "nota", "gutschrift"]], lambda w: w.split())
+    assert "credit" not in mapping and mapping["nota"] == mapping["gutschrift"]
+
+
+def test_project_file_extends_builtin_groups(tmp_path: Path) -> None:
+    f = tmp_path / "syn"
+    f.write_text("fattura, parcella\n", encoding="utf-8")
+    an = Analyzer(DEFAULT, f)
+    assert an.normalize("parcella") == an.normalize("invoice") == an.normalize("fattura")
+
+
+def test_builtin_words_belong_to_one_group_only() -> None:
+    counts = Counter(w for g in lexicon.builtin_groups() for w in set(g))
+    assert [w for w, n in counts.items() if n > 1] == []
+
+
+def test_builtin_groups_are_not_stopwords() -> None:
+    # a concept word that is also a stopword would never reach the matcher
+    stop = stopwords(("en", "it", "es", "fr", "de", "pt"), None)
+    clash = sorted({w for g in lexicon.builtin_groups() for w in g} & stop)
+    assert len(clash) <= 6, clash
