@@ -70,6 +70,25 @@ def test_runs_launcher_with_event_and_stdin(tmp_path, hook_env) -> None:
     assert data["no_site"] == 1  # stdlib only: site-packages and their .pth files skipped
 
 
+def test_plugin_root_with_spaces(tmp_path, hook_env) -> None:
+    root = fake_root(tmp_path / "Application Support" / "it's here", ECHO)
+    command = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]["SessionStart"]
+    shell = command[0]["hooks"][0]["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(root))
+    # Claude Code substitutes the placeholder and runs the command with `sh -c`.
+    (root / "hooks").mkdir()
+    shutil.copy2(RUNNER, root / "hooks" / "run")
+    import subprocess
+
+    proc = subprocess.run(
+        ["/bin/sh", "-c", shell],
+        input=b"{}",
+        env=dict(hook_env, CLAUDE_PLUGIN_ROOT=str(root)),
+        capture_output=True,
+        timeout=30,
+    )
+    assert json.loads(proc.stdout)["argv"] == ["hook", "session-start"]
+
+
 def test_finds_checkout_without_plugin_root(hook_env) -> None:
     proc = run_runner("prompt", b"{}", hook_env)  # CLAUDE_PLUGIN_ROOT unset: relative to the script
     assert proc.returncode == 0 and proc.stdout == b""
