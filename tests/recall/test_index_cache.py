@@ -111,3 +111,22 @@ def test_more_candidates_than_the_cap_still_finds_the_rare_block(tmp_path, make_
     mf = ShimFile(write_memory(tmp_path / "m.agd", blocks), "project")
     got = recall("how do I restart the kestrel server?", [mf], s)
     assert got.chosen and got.chosen[0].entry.id == "server-kestrel"
+
+
+def test_entries_rebuilt_from_the_cache_equal_the_stores(tmp_path, make_settings) -> None:
+    import pytest
+
+    store = pytest.importorskip("agd_memory.store")
+    s = make_settings()
+    path = write_memory(
+        tmp_path / "m.agd",
+        [block("deploy-vps", "deploy on the vps", "Run it.", refs="#backup", updated="2026-01-02"),
+         block("backup", "nightly backups", "restic")],
+    )  # fmt: skip
+    mf = store.MemoryFile(path, layer="project", settings=s)
+    first = recall(PROMPT, [mf], s)
+    fresh_process()
+    second = recall(PROMPT, [store.MemoryFile(path, layer="project", settings=s)], s)
+    assert first.chosen and second.chosen
+    assert second.chosen[0].entry == first.chosen[0].entry
+    assert type(second.chosen[0].entry) is store.Entry

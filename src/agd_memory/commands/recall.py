@@ -361,7 +361,7 @@ def _langs_with_source(settings: Settings, data: dict[str, Any]) -> tuple[list[s
     from ..recall.engine import langs_of
     from ..recall.features import DEFAULT
 
-    return list(langs_of(settings, DEFAULT)), "default"
+    return list(langs_of(settings, DEFAULT)), "default: each prompt uses the ones it is written in"
 
 
 def _source_label(source: str, var: str) -> str:

@@ -19,7 +19,7 @@ from . import lexicon, policy, render
 from .analyzer import Analyzer
 from .index import Index, Part, file_key, is_memory, is_superseded, read_cached, write_cached
 from .scoring import Match, Prompt, score_all, score_all_bm25
-from .text import BUILTIN_LANGS, fold, stopwords
+from .text import BUILTIN_LANGS, stopwords
 
 DEFAULT_LANGS = ("en",)
 COVERAGE_MIN = 0.25
@@ -336,4 +336,4 @@ def _layer(entry: Any) -> str:
     return str(getattr(entry, "layer", "") or "")
 
 
-__all__ = ["RecallResult", "Scored", "recall", "fold"]
+__all__ = ["RecallResult", "Scored", "recall"]
