@@ -178,3 +178,21 @@ def test_bench_report_shape_matches_reference_counts():
         ]
     else:
         assert lines[1] == "encoding: estimate (chars/4)"
+
+
+@needs_markdown_it
+def test_from_markdown_code_inside_a_list_item_stays_code():
+    out = from_markdown("- install:\n\n  ```sh\n  pip install x\n  ```\n\n  then run it\n- done\n")
+    assert out == (
+        "@ul\n- install:\n\n@code lang=sh\n~~~\npip install x\n~~~\n\n@ul\n- then run it\n- done\n"
+    )
+
+
+@needs_markdown_it
+def test_from_markdown_trailing_breaks_are_dropped():
+    assert from_markdown("line with break  \nnext\n\n- item <br>\n") == (
+        "@p line with break next\n\n@ul\n- item <br>\n"
+    )
+    assert from_markdown("# Title <b></b>\n") == "@h1 Title <b></b>\n"
+    assert from_markdown("- a\\\n  b\n") == "@ul\n- a b\n"
+    assert from_markdown("- item &#32;\n") == "@ul\n- item\n"

@@ -94,7 +94,23 @@ def inline_nodes(token: Any) -> list[Inline]:
         elif t == "image":
             emit("text", child.content)
         # link_open/link_close, s_open/s_close: markup dropped, their text is kept
-    return merge(nodes)
+    nodes = merge(nodes)
+    if nodes and nodes[-1].kind == "text":
+        # a trailing break or space would survive in AGD but not in Markdown
+        text = nodes[-1].text.rstrip()
+        nodes[-1] = Inline("text", text)
+        if not text:
+            nodes.pop()
+    return nodes
+
+
+def code_block(tok: Any) -> Block:
+    """`@code` for fenced and indented code (`lang` from the info string), `@raw` for HTML."""
+    if tok.type == "html_block":
+        return Block("raw", FENCED, tok.content.rstrip(), {"type": "html"})
+    body = tok.content[:-1] if tok.content.endswith("\n") else tok.content
+    info = tok.info.strip().split()[0] if tok.info and tok.info.strip() else ""
+    return Block("code", FENCED, body, {"lang": info} if info else {})
 
 
 class Reader:
@@ -124,9 +140,8 @@ class Reader:
             if handler is None:
                 i += 1
                 continue
-            block, i = handler(self, i)
-            if block is not None:
-                blocks.append(self.checked(block, tok))
+            made, i = handler(self, i)
+            blocks.extend(self.checked(block, tok) for block in made)
         return blocks
 
     def checked(self, block: Block, tok: Any) -> Block:
@@ -147,31 +162,30 @@ class Reader:
 
     # one handler per top-level token type
 
-    def heading(self, i: int) -> tuple[Block, int]:
+    def heading(self, i: int) -> tuple[list[Block], int]:
         level = min(int(self.tokens[i].tag[1]), 4)
-        return Block(f"h{level}", INLINE, inline_nodes(self.tokens[i + 1])), self.close_of(i) + 1
+        block = Block(f"h{level}", INLINE, inline_nodes(self.tokens[i + 1]))
+        return [block], self.close_of(i) + 1
 
-    def paragraph(self, i: int) -> tuple[Block, int]:
-        return Block("p", INLINE, inline_nodes(self.tokens[i + 1])), self.close_of(i) + 1
+    def paragraph(self, i: int) -> tuple[list[Block], int]:
+        return [Block("p", INLINE, inline_nodes(self.tokens[i + 1]))], self.close_of(i) + 1
 
-    def code(self, i: int) -> tuple[Block, int]:
-        tok = self.tokens[i]
-        body = tok.content[:-1] if tok.content.endswith("\n") else tok.content
-        info = tok.info.strip().split()[0] if tok.info.strip() else ""
-        attrs = {"lang": info} if info else {}
-        return Block("code", FENCED, body, attrs), i + 1
+    def code(self, i: int) -> tuple[list[Block], int]:
+        return [code_block(self.tokens[i])], i + 1
 
-    def html(self, i: int) -> tuple[Block, int]:
-        return Block("raw", FENCED, self.tokens[i].content.rstrip(), {"type": "html"}), i + 1
+    def html(self, i: int) -> tuple[list[Block], int]:
+        return [code_block(self.tokens[i])], i + 1
 
-    def skip(self, i: int) -> tuple[None, int]:
-        return None, i + 1
+    def skip(self, i: int) -> tuple[list[Block], int]:
+        return [], i + 1
 
-    def lists(self, i: int) -> tuple[Block, int]:
+    def lists(self, i: int) -> tuple[list[Block], int]:
+        """A list; a code or HTML block inside an item splits it around an `@code`/`@raw`."""
         close = self.close_of(i)
         kind = "ol" if self.tokens[i].type == "ordered_list_open" else "ul"
+        out: list[Block] = []
         items: list[list[Inline]] = []
-        stack: list[list[Inline]] = []  # the open items, innermost last
+        stack: list[list[Inline] | None] = []  # the open items, innermost last
         depth = 0
         for j in range(i + 1, close):
             tok = self.tokens[j]
@@ -188,15 +202,25 @@ class Reader:
                 stack.pop()
             elif t == "inline" and stack:
                 current = stack[-1]
-                if any(node.kind != "text" or node.text.strip() for node in current):
+                if current is None:
+                    # the item goes on after a code block: continue it as a new item
+                    current = [Inline("text", "  " * (len(stack) - 1))] if len(stack) > 1 else []
+                    items.append(current)
+                    stack[-1] = current
+                elif any(node.kind != "text" or node.text.strip() for node in current):
                     current.append(Inline("text", " "))  # a second paragraph of the item
                 current.extend(inline_nodes(tok))
-            elif t in ("fence", "code_block", "html_block") and stack:
-                for line in tok.content.rstrip("\n").split("\n"):
-                    items.append([Inline("text", "  " * (depth + 1) + line)])
-        return Block(kind, ITEMS, [merge(item) for item in items]), close + 1
+            elif t in ("fence", "code_block", "html_block"):
+                if items:
+                    out.append(Block(kind, ITEMS, [merge(item) for item in items]))
+                out.append(code_block(tok))
+                items = []
+                stack = [None] * len(stack)
+        if items or not out:
+            out.append(Block(kind, ITEMS, [merge(item) for item in items]))
+        return out, close + 1
 
-    def quote(self, i: int) -> tuple[Block, int]:
+    def quote(self, i: int) -> tuple[list[Block], int]:
         close = self.close_of(i)
         lines: list[list[Inline]] = []
         quotes = 0  # nested quote depth inside this one
@@ -226,9 +250,9 @@ class Reader:
             elif t in ("fence", "code_block", "html_block"):
                 for line in tok.content.rstrip("\n").split("\n"):
                     lines.append(merge([Inline("text", "> " * quotes + line)]))
-        return Block("quote", ITEMS, lines), close + 1
+        return [Block("quote", ITEMS, lines)], close + 1
 
-    def table(self, i: int) -> tuple[Block, int]:
+    def table(self, i: int) -> tuple[list[Block], int]:
         close = self.close_of(i)
         rows: list[list[str]] = []
         aligns: list[str] = []
@@ -261,7 +285,7 @@ class Reader:
             out.append("| " + " | ".join(cells) + " |")
             if n + 1 == header_rows:
                 out.append("| " + " | ".join(aligns) + " |")
-        return Block("table", FENCED, "\n".join(out), {"type": "markdown"}), close + 1
+        return [Block("table", FENCED, "\n".join(out), {"type": "markdown"})], close + 1
 
 
 HANDLERS = {
