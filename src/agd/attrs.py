@@ -63,7 +63,7 @@ def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValu
         pos = key_end + 1
         value: AttrValue
         if pos < n and s[pos] == '"':
-            value, pos = quoted_value(s, pos + 1, key, line, col)
+            value, pos = quoted_value(s, pos + 1, key, line, col + pos)
         else:
             end = s.find(" ", pos)
             if end < 0:
@@ -72,7 +72,9 @@ def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValu
             pos = end
         if key in attrs:
             raise InvalidAttr(
-                f"attribute `{key}` appears more than once on this block", line=line, col=col
+                f"attribute `{key}` appears more than once on this block",
+                line=line,
+                col=col + key_end - len(key),
             )
         attrs[key] = value
 
@@ -80,6 +82,7 @@ def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValu
 def quoted_value(s: str, pos: int, key: str, line: int, col: int) -> tuple[str, int]:
     """The string after an opening quote at `pos - 1`, and the position after its closer.
 
+    `col` is the column of the opening quote, for the unterminated-value error.
     A backslash takes the whole next character literally (the reference took one
     byte, which broke multi-byte characters); a final lone backslash is kept.
     """

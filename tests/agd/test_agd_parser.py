@@ -189,3 +189,18 @@ def test_trailing_id_requires_final_bracket_and_nonempty_inner():
 def test_ref_block_with_its_own_id():
     block = one("@ref #target [#myref]\n")
     assert (block.id, block.value) == ("myref", [Inline("ref", "target")])
+
+
+@pytest.mark.parametrize(
+    ("text", "col"),
+    [
+        ("@meta a=1 a=2", 11),  # the repeated key
+        ('@code b=1 a="x', 13),  # the opening quote
+        ("@x-note some words", 13),  # where `=` was expected
+        ("@p array[#0]", 11),  # the bad id
+        ("@H1 x", 2),  # the tag
+        ("@ref x", 6),
+    ],
+)
+def test_error_columns_point_at_the_problem(text, col):
+    assert error(text).col == col
