@@ -26,7 +26,13 @@ class Analyzer:
 
     __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms", "_norm", "_keys")
 
-    def __init__(self, features: frozenset[str], synonyms_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        features: frozenset[str],
+        synonyms_file: Path | None = None,
+        *,
+        synonyms_map: dict[str, str] | None = None,
+    ) -> None:
         self.features = features
         self.tokenizer = Tokenizer(improved="tokens" in features)
         self.stemming = "stem" in features
@@ -36,6 +42,9 @@ class Analyzer:
         self.synonyms: dict[str, str] = {}
         self._norm: dict[str, str] = {}
         self._keys: dict[str, str | None] = {}
+        if synonyms_map is not None:  # built earlier (the engine caches it on disk)
+            self.synonyms = synonyms_map
+            return
         groups: list[list[str]] = []
         if "concepts" in features:
             groups.extend(list(g) for g in lexicon.builtin_groups())

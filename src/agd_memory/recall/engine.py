@@ -17,7 +17,16 @@ from .. import debuglog
 from . import features as feature_set
 from . import lexicon, policy, render
 from .analyzer import Analyzer
-from .index import Index, Part, file_key, is_memory, is_superseded, read_cached, write_cached
+from .index import (
+    Index,
+    Part,
+    code_stamp,
+    file_key,
+    is_memory,
+    is_superseded,
+    read_cached,
+    write_cached,
+)
 from .scoring import Match, Prompt, score_all, score_all_bm25
 from .text import BUILTIN_LANGS, stopwords
 
@@ -129,9 +138,25 @@ def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) 
             path = None
     cached = _ANALYZERS.get(sig)
     if cached is None:
-        cached = _ANALYZERS[sig] = Analyzer(features, path)
+        cached = _ANALYZERS[sig] = _load_analyzer(features, path, sig, _cache_dir(settings))
         _SIGNATURES[id(cached)] = sig
     return cached
+
+
+def _load_analyzer(
+    features: frozenset[str], path: Path | None, sig: tuple, cache_dir: Path | None
+) -> Analyzer:
+    """An analyzer whose synonym map comes from the disk cache when it is still valid
+    (building it costs more than the rest of a prompt on a small memory)."""
+    if "concepts" not in features and path is None:
+        return Analyzer(features)
+    key = ("synonyms", code_stamp(), sig)
+    mapping = read_cached(cache_dir, key)
+    if isinstance(mapping, dict):
+        return Analyzer(features, path, synonyms_map=mapping)
+    analyzer = Analyzer(features, path)
+    write_cached(cache_dir, key, analyzer.synonyms)
+    return analyzer
 
 
 _ANALYZERS: dict[tuple, Analyzer] = {}

@@ -29,7 +29,7 @@ from typing import Any
 from .analyzer import Analyzer
 
 CACHE_VERSION = 5
-MAX_CANDIDATES = 400
+MAX_CANDIDATES = 200
 """Most blocks scored in full per prompt (see `Index.candidates`)."""
 _NONE: frozenset[str] = frozenset()
 
@@ -425,7 +425,9 @@ def file_key(path: Path, analyzer_sig: tuple) -> tuple | None:
 
 
 def cache_path(cache_dir: Path, key: tuple) -> Path:
-    digest = hashlib.sha1(repr(key[1:2] + key[6:]).encode("utf-8")).hexdigest()[:20]
+    """One file per memory file and analyzer (a file's new versions replace the old one)."""
+    stable = key[1:2] + key[6:] if len(key) == 7 else key[:1] + key[2:]
+    digest = hashlib.sha1(repr(stable).encode("utf-8")).hexdigest()[:20]
     return cache_dir / f"recall-{digest}.idx"
 
 
