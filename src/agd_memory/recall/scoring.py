@@ -167,6 +167,10 @@ def score_entries(
 # BM25F (the `bm25` feature and ranked search): per prompt word, the field-weighted,
 # length-normalised term frequency, saturated, times the word's IDF.
 BM25_K1 = 1.2
+BM25_ID = 3.0
+"""Weight of an id occurrence against a body occurrence (the reference's field boost)."""
+BM25_DESC = 3.0
+"""Weight of a desc occurrence against a body occurrence (the reference's field boost)."""
 
 
 def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
@@ -182,10 +186,10 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
         key = keys.get(word)
         tf = 0.0
         if word in doc.id_set:
-            tf += 3.0
+            tf += BM25_ID
             anchor_exact.add(word)
         if word in doc.desc_set:
-            tf += 3.0 / desc_norm
+            tf += BM25_DESC / desc_norm
             anchor_exact.add(word)
         body_tf = doc.body.get(word, 0)
         if body_tf:
@@ -196,7 +200,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
             cid = sum(1 for t in same_key if t in doc.id_set)
             cdesc = sum(1 for t in same_key if t in doc.desc_set)
             cbody = sum(doc.body.get(t, 0) for t in same_key)
-            ctf = 3.0 * cid + 3.0 * cdesc / desc_norm + cbody / body_norm
+            ctf = BM25_ID * cid + BM25_DESC * cdesc / desc_norm + cbody / body_norm
             if ctf:
                 tf += cognates.WEIGHT * ctf
                 if (cid or cdesc) and word not in anchor_exact:
@@ -206,7 +210,8 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
         covered.add(word)
         if exact:
             matched.add(word)
-        score += index.weight(word) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+        k1 = BM25_K1
+        score += index.weight(word) * tf * (k1 + 1) / (tf + k1)
     return Match(
         doc=doc,
         score=score,
