@@ -14,11 +14,11 @@ writing it never fails recall.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import heapq
 import marshal
 import math
 import os
+import zlib
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -427,8 +427,9 @@ def file_key(path: Path, analyzer_sig: tuple) -> tuple | None:
 def cache_path(cache_dir: Path, key: tuple) -> Path:
     """One file per memory file and analyzer (a file's new versions replace the old one)."""
     stable = key[1:2] + key[6:] if len(key) == 7 else key[:1] + key[2:]
-    digest = hashlib.sha1(repr(stable).encode("utf-8")).hexdigest()[:20]
-    return cache_dir / f"recall-{digest}.idx"
+    # a checksum is enough for a file name: the full key is stored inside and compared
+    raw = repr(stable).encode("utf-8")
+    return cache_dir / f"recall-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.idx"
 
 
 def read_cached(cache_dir: Path | None, key: tuple) -> tuple | None:
