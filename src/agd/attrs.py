@@ -63,7 +63,7 @@ def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValu
         pos = key_end + 1
         value: AttrValue
         if pos < n and s[pos] == '"':
-            value, pos = quoted_value(s, pos + 1, key, line, col + pos)
+            value, pos = quoted_value(s, pos + 1, key, line, col)
         else:
             end = s.find(" ", pos)
             if end < 0:
@@ -82,7 +82,7 @@ def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValu
 def quoted_value(s: str, pos: int, key: str, line: int, col: int) -> tuple[str, int]:
     """The string after an opening quote at `pos - 1`, and the position after its closer.
 
-    `col` is the column of the opening quote, for the unterminated-value error.
+    `col` (the column of the attribute list) is where the unterminated-value error points.
     A backslash takes the whole next character literally (the reference took one
     byte, which broke multi-byte characters); a final lone backslash is kept.
     """

@@ -195,7 +195,7 @@ def test_ref_block_with_its_own_id():
     ("text", "col"),
     [
         ("@meta a=1 a=2", 11),  # the repeated key
-        ('@code b=1 a="x', 13),  # the opening quote
+        ('@code b=1 a="x', 7),  # the attribute list (agd_memory doctor pins this)
         ("@x-note some words", 13),  # where `=` was expected
         ("@p array[#0]", 11),  # the bad id
         ("@H1 x", 2),  # the tag
