@@ -52,7 +52,7 @@ def test_default_recall_does_not_regress() -> None:
     pos, neg = s["positives"], s["negatives"]
     assert pos["hit1_rate"] >= 0.54
     assert pos["recall3_rate"] >= 0.58
-    assert neg["false_injection_rate"] <= 0.09
+    assert neg["false_injection_rate"] <= 0.08
     assert pos["tokens_median"] <= 400
 
 

@@ -85,7 +85,7 @@ def _tokens(chars: int) -> int:
 
 
 def recall_json(result: Any) -> dict[str, Any]:
-    """The `recall --json` object (keys pinned by tests/recall/test_cli.py)."""
+    """The `recall --json` object (keys pinned by tests/recall/test_recall_cli.py)."""
     text = result.render()
     return {
         "skipped": result.skipped,
@@ -147,7 +147,7 @@ def search(argv: list[str]) -> int:
 
 
 def search_json(hit: Any) -> dict[str, Any]:
-    """One `search --json` hit (keys pinned by tests/recall/test_cli.py)."""
+    """One `search --json` hit (keys pinned by tests/recall/test_recall_cli.py)."""
     return {
         "id": str(hit.entry.id),
         "kind": str(hit.entry.kind),
