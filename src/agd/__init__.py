@@ -22,7 +22,9 @@ from .errors import (
     InvalidEdit,
     InvalidId,
     InvalidTag,
+    MissingDependency,
     ParseError,
+    UnknownId,
     UnterminatedFence,
 )
 from .model import Block, Document, Inline
@@ -49,6 +51,8 @@ __all__ = [
     "IdNotFound",
     "InvalidEdit",
     "InvalidAst",
+    "UnknownId",
+    "MissingDependency",
 ]
 
 
