@@ -259,3 +259,21 @@ def test_other_languages_function_words_do_not_eat_english_words(make_settings) 
     assert an.normalize("comment") in words and "bin" in words
     it = engine.prompt_words("come si fa il deploy della nuova versione", an, s, DEFAULT)
     assert "come" not in it and "della" not in it
+
+
+def test_zero_budget_injects_nothing(make_settings) -> None:
+    # the reference always kept the first block; a budget of 0 now means "inject nothing"
+    s = make_settings(AGD_RECALL_TOKEN_BUDGET="0")
+    assert recall(PROMPT, files(), s).skipped == policy.BUDGET
+
+
+def test_recall_spawns_no_process(make_settings, memory_file, monkeypatch) -> None:
+    import subprocess
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("recall must not spawn a process")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr("os.system", refuse)
+    mf = memory_file([block("deploy-vps", "deploy on the vps", "Run scripts/deploy.sh.")])
+    assert [c.entry.id for c in recall(PROMPT, [mf], make_settings()).chosen] == ["deploy-vps"]
