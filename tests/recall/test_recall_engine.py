@@ -277,3 +277,17 @@ def test_recall_spawns_no_process(make_settings, memory_file, monkeypatch) -> No
     monkeypatch.setattr("os.system", refuse)
     mf = memory_file([block("deploy-vps", "deploy on the vps", "Run scripts/deploy.sh.")])
     assert [c.entry.id for c in recall(PROMPT, [mf], make_settings()).chosen] == ["deploy-vps"]
+
+
+def test_feature_specs() -> None:
+    import pytest
+
+    from agd_memory.recall import features
+
+    assert features.parse("reference") == REFERENCE
+    assert features.parse("default") == DEFAULT
+    assert features.parse("-stem") == DEFAULT - {"stem"}
+    assert features.parse("+coord,-stem") == (DEFAULT | {"coord"}) - {"stem"}
+    assert features.parse("tokens,bm25") == {"tokens", "bm25"}
+    with pytest.raises(ValueError, match="unknown recall feature"):
+        features.parse("-nope")

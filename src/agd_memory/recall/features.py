@@ -20,7 +20,7 @@ FEATURES: dict[str, str] = {
     "coord": "a block's score is scaled by the share of the prompt it accounts for",
     "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
-    "all-langs": "stopwords of every built-in language when no language is configured",
+    "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",
     "stem": "a light suffix-stripping stemmer on both sides",
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
@@ -35,19 +35,19 @@ absolute floor in small memories (benchmarks/README.md)."""
 
 
 def parse(spec: str) -> frozenset[str]:
-    """`reference`, `default`, or a comma list of names, each optionally prefixed `-` to remove
-    it from the default (`-stem,-cognates`). Unknown names raise ValueError."""
+    """`reference`, `default`, a comma list of names (exactly those), or changes to the
+    default: `-stem,-cognates` removes, `+coord` adds. Unknown names raise ValueError."""
     spec = spec.strip()
     if spec in ("", "reference", "none"):
         return REFERENCE
     if spec in ("default", "all"):
         return DEFAULT
     names = [s.strip() for s in spec.split(",") if s.strip()]
-    if all(n.startswith("-") for n in names):
+    if all(n[0] in "+-" for n in names):
         result = set(DEFAULT)
         for n in names:
             _check(n[1:])
-            result.discard(n[1:])
+            (result.add if n[0] == "+" else result.discard)(n[1:])
         return frozenset(result)
     result = set()
     for n in names:
