@@ -17,16 +17,8 @@ from .. import debuglog
 from . import features as feature_set
 from . import lexicon, policy, render
 from .analyzer import Analyzer
-from .index import (
-    Index,
-    Part,
-    code_stamp,
-    file_key,
-    is_memory,
-    is_superseded,
-    read_cached,
-    write_cached,
-)
+from .cache import code_stamp, file_key, read_cached, write_cached
+from .index import Index, Part, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all, score_all_bm25
 from .text import BUILTIN_LANGS, stopwords
 

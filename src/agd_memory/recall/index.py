@@ -13,22 +13,17 @@ writing it never fails recall.
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import marshal
 import math
-import os
-import zlib
 from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from .analyzer import Analyzer
 
-CACHE_VERSION = 5
 MAX_CANDIDATES = 200
 """Most blocks scored in full per prompt (see `Index.candidates`)."""
 _NONE: frozenset[str] = frozenset()
@@ -387,70 +382,3 @@ class Index:
         for p in self.parts:
             vocab.update(p.anchor_vocab)
         return frozenset(vocab)
-
-
-# ---------------------------------------------------------------- disk cache
-
-
-_HERE = Path(__file__).parent
-_CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
-
-
-def code_stamp() -> tuple:
-    """Size and mtime of the modules that shape an analysis: editing one invalidates caches."""
-    stamp = []
-    for name in _CODE_FILES:
-        try:
-            st = os.stat(_HERE / name)
-            stamp.append((st.st_size, st.st_mtime_ns))
-        except OSError:
-            stamp.append((0, 0))
-    return tuple(stamp)
-
-
-def file_key(path: Path, analyzer_sig: tuple) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (
-        (CACHE_VERSION, code_stamp()),
-        os.path.realpath(path),
-        st.st_size,
-        st.st_mtime_ns,
-        st.st_ino,
-        st.st_ctime_ns,
-        analyzer_sig,
-    )
-
-
-def cache_path(cache_dir: Path, key: tuple) -> Path:
-    """One file per memory file and analyzer (a file's new versions replace the old one)."""
-    stable = key[1:2] + key[6:] if len(key) == 7 else key[:1] + key[2:]
-    # a checksum is enough for a file name: the full key is stored inside and compared
-    raw = repr(stable).encode("utf-8")
-    return cache_dir / f"recall-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.idx"
-
-
-def read_cached(cache_dir: Path | None, key: tuple) -> tuple | None:
-    if cache_dir is None:
-        return None
-    try:
-        with open(cache_path(cache_dir, key), "rb") as fh:
-            # one read, then loads: marshal.load on a file object reads in small pieces
-            stored_key, payload = marshal.loads(fh.read())
-    except Exception:  # missing, truncated, foreign: rebuild
-        return None
-    return payload if stored_key == key else None
-
-
-def write_cached(cache_dir: Path | None, key: tuple, payload: tuple) -> None:
-    if cache_dir is None:
-        return
-    with contextlib.suppress(Exception):
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        target = cache_path(cache_dir, key)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            marshal.dump((key, payload), fh)
-        os.replace(tmp, target)
