@@ -27,6 +27,10 @@ COVERAGE_MIN = 0.25
 """coverage: the share of the prompt's IDF mass a block must match to be injected."""
 BODY_ONLY_COVERAGE = 0.6
 """body-coverage: a block matching this share of the prompt in its body alone is anchored."""
+EVIDENCE_WORDS = 3
+EVIDENCE_COVERAGE = 0.3
+"""evidence: a block matching this many distinct prompt words, together this share of the
+prompt's IDF mass, is anchored even when none of them is in its id or desc."""
 
 
 @dataclass(frozen=True)
@@ -321,6 +325,15 @@ def recall(
                 m = replace(m, score=m.score * share)
             if "body-coverage" in feats and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
                 # a block whose body explains most of the prompt needs no anchor word
+                m = replace(m, anchor_exact=m.covered)
+            if (
+                "evidence" in feats
+                and not m.anchor_exact
+                and share >= EVIDENCE_COVERAGE
+                and len(m.covered) >= EVIDENCE_WORDS
+            ):
+                # several distinct prompt words in the body are evidence enough: one word
+                # can be a coincidence, two that carry a third of the prompt rarely are
                 m = replace(m, anchor_exact=m.covered)
             scored.append(m)
         matches = scored

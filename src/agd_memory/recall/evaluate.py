@@ -2,8 +2,8 @@
 
 A cases file is `{"cases": [{corpus, lang, prompt, expect, tags?}]}` (the format of
 `shared/eval/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
-project memory file beside the cases file; `global.agd` beside it, when present, is
-loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
+project memory file by its path relative to the cases file; `global.agd` beside the
+corpus, when present, is loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
 every project corpus the positives use. Every run goes through `engine.recall`, gates
 included, so a prompt the hook refuses retrieves nothing.
 
@@ -132,13 +132,15 @@ def run(
     cases_path = Path(cases_path)
     cases = load_cases(cases_path)
     base = cases_path.parent
-    global_path = base / GLOBAL_NAME
     corpora = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
     files: dict[str, list[Any]] = {}
     for name in corpora:
+        # a corpus is a path relative to the cases file; its global layer is the
+        # `global.agd` beside it (so one cases file can use memories from several places)
         project = base / name
         if not project.is_file():
-            raise UserError(f"{cases_path}: corpus {name} not found beside the cases file")
+            raise UserError(f"{cases_path}: corpus {name} not found relative to the cases file")
+        global_path = project.parent / GLOBAL_NAME
         layer_files = [open_file(project, "project", settings)]
         if global_path.is_file() and project.resolve() != global_path.resolve():
             layer_files.append(open_file(global_path, "global", settings))

@@ -19,6 +19,7 @@ FEATURES: dict[str, str] = {
     "coverage": "a block must account for a share of the prompt's information (IDF-weighted)",
     "coord": "a block's score is scaled by the share of the prompt it accounts for",
     "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
+    "evidence": "a block whose body matches several distinct prompt words (enough of its IDF mass) needs no anchor",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
     "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",
