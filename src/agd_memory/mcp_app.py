@@ -297,8 +297,10 @@ def _as_tool_errors(fn: _F, name: str) -> _F:
         try:
             return fn(*args, **kwargs)
         except (UserError, AgdError) as exc:
-            prefix = "save rejected: " if name == "agd_memory_save" else ""
-            raise ToolError(prefix + str(exc)) from None
+            message = str(exc)
+            if name == "agd_memory_save" and not message.startswith("save "):
+                message = "save failed: " + message
+            raise ToolError(message) from None
         except Exception as exc:
             # Trigger: a bug or an OS failure. Why: the model must not get a traceback, and the
             # user must be able to find one. Outcome: one line to the model, traceback in the log.
