@@ -24,7 +24,7 @@ class Analyzer:
     removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
     """
 
-    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms", "_norm", "_keys")
+    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms", "stem", "_norm", "_keys")
 
     def __init__(
         self,
@@ -35,7 +35,10 @@ class Analyzer:
     ) -> None:
         self.features = features
         self.tokenizer = Tokenizer(improved="tokens" in features)
-        self.stemming = "stem" in features
+        self.stemming = "stem" in features or "stem-multi" in features
+        self.stem: Callable[[str], str] = (
+            cognates.stem_multi if "stem-multi" in features else cognates.stem
+        )
         self.key: Callable[[str], str | None] = (
             cognates.improved_key if "cognates" in features else cognates.reference_key
         )
@@ -51,18 +54,22 @@ class Analyzer:
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
         if groups:
-            self.synonyms = lexicon.build_map(groups, self._stemmed)
+            stem = self.stem if self.stemming else None
+            self.synonyms = lexicon.build_map(groups, self._words, stem)
 
-    def _stemmed(self, text: str) -> list[str]:
-        words = self.tokenizer(text, 2)
-        return [cognates.stem(w) for w in words] if self.stemming else words
+    def _words(self, text: str) -> list[str]:
+        return self.tokenizer(text, 2)
 
     def normalize(self, word: str) -> str:
-        """One tokenizer word to its index form: stemmed, then mapped to its concept."""
+        """One tokenizer word to its index form: its concept when the word or its stem
+        has one (the whole word first), else its stem."""
         done = self._norm.get(word)
         if done is None:
-            done = cognates.stem(word) if self.stemming else word
-            done = self.synonyms.get(done, done) if self.synonyms else done
+            stemmed = self.stem(word) if self.stemming else word
+            if self.synonyms:
+                done = self.synonyms.get(word) or self.synonyms.get(stemmed) or stemmed
+            else:
+                done = stemmed
             if len(self._norm) > 200_000:
                 self._norm.clear()
             self._norm[word] = done

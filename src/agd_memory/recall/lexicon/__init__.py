@@ -5,10 +5,10 @@ A synonyms file has one group a line, words separated by commas (`#` starts a co
     invoice, fattura, factura, facture, rechnung
     pos, cassa, till, checkout
 
-Every word of a group is mapped, after tokenizing and stemming, to one concept
-token (`~` plus the first word's stem), on the prompt and on the blocks alike, so
-`fattura` in a prompt matches `invoice` in a block exactly. A group member that
-already belongs to a group joins the whole line to that group. Words that tokenize
+Every word of a group, and its stem, is mapped to one concept token (`~` plus the
+first word's stem), on the prompt and on the blocks alike, so `fattura` in a prompt
+matches `invoice` in a block exactly. A line sharing a whole word with an earlier
+line joins that group; a stem two groups share maps to neither (`build_map`). Words that tokenize
 into more than one token (phrases) are ignored: matching is word by word.
 
 `concepts.txt` beside this file is the built-in list (the `concepts` feature); a
@@ -44,9 +44,22 @@ def read_groups(path: Path) -> list[list[str]]:
     return groups
 
 
-def build_map(groups: Iterable[list[str]], normalize: Callable[[str], list[str]]) -> dict[str, str]:
-    """word (normalized) -> concept token. `normalize` is the analyzer's tokenize+stem."""
+def build_map(
+    groups: Iterable[list[str]],
+    normalize: Callable[[str], list[str]],
+    stem: Callable[[str], str] | None = None,
+) -> dict[str, str]:
+    """word -> concept token. `normalize` tokenizes a group word; `stem` (optional) adds
+    the stemmed form of every word as a key too.
+
+    Whole words come first: a line sharing a whole word with an earlier line joins that
+    group (how a project file extends a built-in group). A stem only maps when one
+    group claims it: `testo` (text) and `test` share the stem `test`, `importo`
+    (amount) and `import` share `import`; such a stem belongs to neither group, and
+    the whole words keep their own meaning.
+    """
     mapping: dict[str, str] = {}
+    stems: dict[str, set[str]] = {}
     for words in groups:
         normalized = []
         for w in words:
@@ -57,9 +70,14 @@ def build_map(groups: Iterable[list[str]], normalize: Callable[[str], list[str]]
             continue
         concept = next((mapping[t] for t in normalized if t in mapping), None)
         if concept is None:
-            concept = CONCEPT_MARK + normalized[0]
+            concept = CONCEPT_MARK + (stem(normalized[0]) if stem else normalized[0])
         for t in normalized:
             mapping.setdefault(t, concept)
+            if stem is not None:
+                stems.setdefault(stem(t), set()).add(mapping[t])
+    for s, concepts in stems.items():
+        if s not in mapping and len(concepts) == 1:
+            mapping[s] = next(iter(concepts))
     return mapping
 
 
