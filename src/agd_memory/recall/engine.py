@@ -27,6 +27,10 @@ COVERAGE_MIN = 0.25
 """coverage: the share of the prompt's IDF mass a block must match to be injected."""
 BODY_ONLY_COVERAGE = 0.6
 """body-coverage: a block matching this share of the prompt in its body alone is anchored."""
+COVERAGE_MIN_SINGLE = 0.35
+COVERAGE_MIN_MULTI = 0.2
+"""coverage-multi: the shares required of a block matching one prompt word, and two or more
+distinct ones (a single shared word is the usual coincidence, two rarely are)."""
 EVIDENCE_WORDS = 3
 EVIDENCE_COVERAGE = 0.3
 """evidence: a block matching this many distinct prompt words, together this share of the
@@ -319,7 +323,10 @@ def recall(
         scored = []
         for m in matches:
             share = _coverage(m, index) / total
-            if "coverage" in feats and share < COVERAGE_MIN:
+            need = COVERAGE_MIN
+            if "coverage-multi" in feats:
+                need = COVERAGE_MIN_MULTI if len(m.covered) >= 2 else COVERAGE_MIN_SINGLE
+            if "coverage" in feats and share < need:
                 continue
             if "coord" in feats:
                 m = replace(m, score=m.score * share)
