@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import mcp_text, paths, store
-from .errors import BlockNotFound, MemoryFileError, UserError
+from .errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from .settings import Settings
 
 READ_SCOPES = ("all", "project", "global")
@@ -294,6 +294,7 @@ def save(
     _check_choice("scope", scope, WRITE_SCOPES)
     if status:
         _check_choice("status", status, STATUSES)
+    _refuse_secrets(id, content, desc)
     layer = ws.layers().select(scope)[0]
     memory = ws.memory_file(layer)
     result = memory.save(
@@ -306,3 +307,26 @@ def save(
         supersedes=None if supersedes is None else [s.strip().lstrip("#") for s in supersedes],
     )
     return f"{result.message} [{layer.name} layer: {layer.path}]"
+
+
+def _refuse_secrets(block_id: str, content: str, desc: str | None) -> None:
+    """The store's secret check, run first so the refusal speaks to the model.
+
+    The store would refuse too, but its message offers `allow_secrets`, which this
+    tool deliberately does not have: only a person, through the CLI, may override.
+    """
+    from . import secrets
+
+    found = [("desc", f) for f in secrets.find(desc or "")]
+    found += [(f"content line {f.line}", f) for f in secrets.find(content)]
+    if not found:
+        return
+    where, first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
+    raise SaveRejected(
+        f"save rejected: #{block_id.strip().lstrip('#')} holds what looks like {article} {first.kind} "
+        f"({first.excerpt}) in {where}{more}. Memory is plain text read back into every session: "
+        'save where the secret is kept (e.g. "the deploy token is in the CI secret DEPLOY_TOKEN"), '
+        "never its value. Nothing was written."
+    )

@@ -393,17 +393,32 @@ def test_save_refuses_a_secret_and_writes_nothing(tool, memory):
         "agd_memory_save", {"kind": "x-reference", "id": "gh-token", "content": f"token: {token}"}
     )
     assert r.is_error
-    assert "secret" in r.text.lower()
+    assert "looks like a GitHub" in r.text and "content line 1" in r.text
+    assert "never its value" in r.text
+    assert "allow_secrets" not in r.text  # the model cannot override; only a person, via the CLI
     assert token not in r.text
+    assert memory.project_file.read_text(encoding="utf-8") == before
+
+
+def test_save_refuses_a_secret_in_desc(tool, memory):
+    before = memory.project_file.read_text(encoding="utf-8")
+    r = tool(
+        "agd_memory_save",
+        {
+            "kind": "x-reference",
+            "id": "aws",
+            "content": "AWS account notes.",
+            "desc": "key AKIAIOSFODNN7EXAMPLE",
+        },
+    )
+    assert r.is_error and "in desc" in r.text
     assert memory.project_file.read_text(encoding="utf-8") == before
 
 
 def test_save_body_with_a_fence_line_round_trips(tool):
     body = "Before\n~~~\nAfter"
     r = tool("agd_memory_save", {"kind": "x-reference", "id": "fenced", "content": body})
-    if r.is_error:  # the store may refuse a body it cannot represent; then it must say so
-        assert "~~~" in r.text or "fence" in r.text
-        return
+    assert not r.is_error, r.text  # the body is stored verbatim; a longer fence encloses it
     got = tool("agd_memory_get", {"id": "fenced"}).text
     assert "\n~~~~\nBefore\n~~~\nAfter\n~~~~" in got
 
