@@ -51,6 +51,8 @@ class Analyzer:
         groups: list[list[str]] = []
         if "concepts" in features:
             groups.extend(list(g) for g in lexicon.builtin_groups())
+        if "everyday" in features:
+            groups.extend(list(g) for g in lexicon.everyday_groups())
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
         if groups:

@@ -91,6 +91,7 @@ def prompt_words(
         getattr(settings, "recall_stopwords_file", None),
         request_verbs="request-verbs" in features,
         folded=improved,
+        more="more-stopwords" in features,
     )
     return [analyzer.normalize(w) for w in words if w not in stop]
 

@@ -140,13 +140,18 @@ def read_word_file(path: Path) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def builtin_stopwords(lang: str, *, request_verbs: bool = False) -> frozenset[str]:
-    """The built-in list of one language (empty for an unknown one, as in the reference)."""
+def builtin_stopwords(
+    lang: str, *, request_verbs: bool = False, more: bool = False
+) -> frozenset[str]:
+    """The built-in list of one language (empty for an unknown one, as in the reference);
+    `more` adds the longer function-word list where there is one (`more-<lang>.txt`)."""
     if lang not in BUILTIN_LANGS:
         return frozenset()
     words = read_word_file(STOPWORDS_DIR / f"{lang}.txt")
     if request_verbs:
         words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
+    if more:
+        words |= read_word_file(STOPWORDS_DIR / f"more-{lang}.txt")
     return words
 
 
@@ -156,11 +161,12 @@ def stopwords(
     *,
     request_verbs: bool = False,
     folded: bool = False,
+    more: bool = False,
 ) -> frozenset[str]:
     """The union of the languages' lists and the extra file's words (accent-folded on request)."""
     words: set[str] = set()
     for lang in langs:
-        words |= builtin_stopwords(lang, request_verbs=request_verbs)
+        words |= builtin_stopwords(lang, request_verbs=request_verbs, more=more)
     if extra_file:
         words |= read_word_file(Path(extra_file))
     if folded:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 BUILTIN = Path(__file__).parent / "concepts.txt"
+EVERYDAY = Path(__file__).parent / "everyday.txt"
 CONCEPT_MARK = "~"
 PROJECT_FILE_NAME = ".agd-synonyms"
 
@@ -84,3 +85,8 @@ def build_map(
 @lru_cache(maxsize=8)
 def builtin_groups() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(g) for g in read_groups(BUILTIN))
+
+
+@lru_cache(maxsize=8)
+def everyday_groups() -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(g) for g in read_groups(EVERYDAY))
