@@ -7,7 +7,7 @@ Three checks:
   regression guard; the numbers are in benchmarks/README.md);
 - the issue's targets (hit@1 >= 85%, recall@3 >= 90%, false injections <= 2%, median
   tokens <= 400), marked xfail while they are not met: a lexical recall reaches about
-  55% hit@1 on this set (paraphrases and implicit requests share few words with their
+  60% hit@1 on this set (paraphrases and implicit requests share few words with their
   block). `xfail_strict` turns the mark into a failure the day the targets are met.
 """
 
@@ -50,9 +50,10 @@ def test_reference_variants_reproduce_the_published_table() -> None:
 def test_default_recall_does_not_regress() -> None:
     s = summary(DEFAULT)
     pos, neg = s["positives"], s["negatives"]
-    assert pos["hit1_rate"] >= 0.54
-    assert pos["recall3_rate"] >= 0.58
-    assert neg["false_injection_rate"] <= 0.08
+    # measured 45/75, 49/75, 6/68, 214 tokens (benchmarks/README.md, step table)
+    assert pos["hit1"] >= 45
+    assert pos["recall3"] >= 49
+    assert neg["false_injections"] <= 6
     assert pos["tokens_median"] <= 400
 
 

@@ -1,0 +1,44 @@
+"""The held-out recall check (`holdout-cases.json`, written before the second tuning round).
+
+Its prompts were written from the memories, not from the dev prompts, and cover the dev
+corpora plus `examples/memory.agd`. It guards against changes that help the dev set by
+fitting it: a change is kept only when this check does not get worse (the step table in
+benchmarks/README.md lists both sets side by side).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agd_memory.commands.recall import eval_settings
+from agd_memory.recall import evaluate
+from agd_memory.recall.features import DEFAULT
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "holdout-cases.json"
+DEV_DIR = HERE.parents[2] / "shared" / "eval" / "recall-dev"
+
+pytestmark = pytest.mark.skipif(
+    not DEV_DIR.is_dir(), reason=f"the dev corpora the check uses are not at {DEV_DIR}"
+)
+
+
+def test_holdout_cases_cover_both_languages_and_negatives() -> None:
+    cases = evaluate.load_cases(CASES)
+    pos = [c for c in cases if c["expect"]]
+    assert len(pos) >= 30
+    assert {c["lang"] for c in pos} >= {"en", "it"}
+    assert sum("cross-lingual" in c["tags"] for c in pos) >= 10
+    assert sum(c["expect"] is None for c in cases) >= 10
+
+
+def test_holdout_does_not_regress() -> None:
+    s = evaluate.run(CASES, eval_settings([]), features=DEFAULT).summary()
+    pos, neg = s["positives"], s["negatives"]
+    # measured 31/43, 31/43, 0/48, 155 tokens (benchmarks/README.md, step table)
+    assert pos["hit1"] >= 31
+    assert pos["recall3"] >= 31
+    assert neg["false_injections"] <= 1
+    assert pos["tokens_median"] <= 400

@@ -1,0 +1,103 @@
+"""The rules added after the first tuning round: evidence, coverage-multi, lexicon
+ambiguity, the multi-language stemmer, and eval corpora found relative to the cases file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recall_helpers import ListFile, entry, write_memory
+
+from agd_memory.recall import cognates, evaluate, lexicon, recall
+from agd_memory.recall.analyzer import Analyzer
+from agd_memory.recall.features import DEFAULT
+
+FILLER = [
+    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
+    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+]
+GUNICORN = entry(
+    "opening-hours",
+    kind="x-feedback",
+    desc="no restarts while the shop is open",
+    body="Never restart gunicorn or nginx between 8 and 19; hotfix only after approval.",
+)
+
+
+def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
+    r = recall(prompt, [ListFile([*FILLER, GUNICORN])], settings, features=features)
+    return [str(c.entry.id) for c in r.chosen]
+
+
+def test_three_body_words_anchor_a_block(make_settings) -> None:
+    prompt = "reload gunicorn and nginx now, hotfix pending"
+    assert ids(prompt, make_settings()) == ["opening-hours"]
+    # without the rule the block has no id/desc word and is not injected
+    assert ids(prompt, make_settings(), DEFAULT - {"evidence"}) == []
+
+
+def test_two_body_words_are_not_enough_evidence(make_settings) -> None:
+    assert ids("compare gunicorn with nginx performance benchmarks latency", make_settings()) == []
+
+
+def test_one_matched_word_needs_a_larger_share_than_several(make_settings) -> None:
+    # one desc word in a three-word prompt: about 28% of the prompt's IDF mass
+    one = "printer thermal labels"
+    assert ids(one, make_settings()) == []
+    assert ids(one, make_settings(), DEFAULT - {"coverage-multi"}) == ["note-3"]
+
+
+def test_a_stem_two_groups_share_maps_to_neither() -> None:
+    groups = [["test", "prova"], ["text", "testo"]]
+    mapping = lexicon.build_map(groups, lambda w: [w], cognates.stem)
+    assert mapping["test"] == mapping["prova"] != mapping["testo"] == mapping["text"]
+
+
+def test_builtin_groups_keep_false_friends_apart() -> None:
+    an = Analyzer(DEFAULT)
+    n = an.normalize
+    assert n("test") == n("prova") and n("test") != n("testo")
+    assert n("command") == n("comando") and n("command") != n("order")
+    assert n("importo") == n("amount") and n("import") != n("amount")
+    assert n("fattura") == n("invoice") == n("fatture")
+
+
+def test_everyday_list_has_no_word_in_two_groups() -> None:
+    words = [w for g in (*lexicon.builtin_groups(), *lexicon.everyday_groups()) for w in set(g)]
+    dupes = sorted({w for w in words if words.count(w) > 1})
+    # a repeated whole word silently merges two meanings into one concept
+    assert dupes == [], dupes
+
+
+def test_multi_language_stemmer_meets_nominalisations() -> None:
+    stems = {cognates.stem_multi(w) for w in ("migrazione", "migration", "migracion", "migracao")}
+    assert len(stems) == 1
+    assert cognates.stem_multi("user") == "user"  # short words are left alone
+    assert cognates.stem_multi("v2") == "v2"
+
+
+def test_eval_corpus_path_is_relative_and_its_global_sits_beside_it(
+    tmp_path: Path, make_settings
+) -> None:
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    write_memory(
+        mem / "project.agd",
+        [
+            '@x-project desc="nightly backups with restic" [#backup-restic]\n~~~\nrestic at 02:30\n~~~\n'
+        ],
+    )
+    write_memory(
+        mem / "global.agd",
+        ['@x-feedback desc="fish shell syntax for commands" [#fish]\n~~~\nset -x NAME v\n~~~\n'],
+    )
+    cases_dir = tmp_path / "cases"
+    cases_dir.mkdir()
+    cases = cases_dir / "c.json"
+    c = [
+        {"corpus": "../mem/project.agd", "lang": "en", "prompt": "restic backups nightly schedule", "expect": "backup-restic"},
+        {"corpus": "../mem/project.agd", "lang": "en", "prompt": "fish shell syntax for commands", "expect": "fish"},
+    ]  # fmt: skip
+    cases.write_text(json.dumps({"cases": c}), encoding="utf-8")
+    s = evaluate.run(cases, make_settings()).summary()
+    assert s["positives"]["hit1"] == 2
