@@ -319,6 +319,8 @@ def recall(
     matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
     if "entries-only" in feats:
         matches = [m for m in matches if m.doc.memory]
+    if "inherit" in feats and matches:
+        matches = inherit_superseded(matches)
     if ("coverage" in feats or "coord" in feats) and matches:
         total = sum(index.surprise(w) for w in set(words)) or 1.0
         scored = []
@@ -349,6 +351,31 @@ def recall(
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
     return _within_budget(ranked, settings, feats, words)
+
+
+def inherit_superseded(matches: list[Match]) -> list[Match]:
+    """A block that supersedes another takes over the old block's evidence when it is
+    stronger: a prompt naming the old way (`Dropbox backups`) is about the topic whose
+    current answer is the new block. The old block itself stays out (superseded)."""
+    old = {m.doc.id: m for m in matches if m.doc.status == "superseded"}
+    if not old:
+        return matches
+    out = []
+    for m in matches:
+        for sid in m.doc.supersedes if m.doc.status != "superseded" else ():
+            prev = old.get(sid)
+            if prev is None:
+                continue
+            m = replace(
+                m,
+                score=max(m.score, prev.score),
+                anchor_exact=m.anchor_exact | prev.anchor_exact,
+                anchor_cognates=m.anchor_cognates | prev.anchor_cognates,
+                matched=m.matched | prev.matched,
+                covered=m.covered | prev.covered,
+            )
+        out.append(m)
+    return out
 
 
 def _within_budget(

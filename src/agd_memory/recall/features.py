@@ -18,6 +18,7 @@ FEATURES: dict[str, str] = {
     "bm25": "BM25F ranking (field weights, saturation, length normalisation) instead of the reference sum",
     "coverage": "a block must account for a share of the prompt's information (IDF-weighted)",
     "coverage-multi": "a block matching two or more distinct prompt words needs a smaller share than one matching a single word",
+    "inherit": "a block that supersedes another takes over the old block's match when it is stronger",
     "coord": "a block's score is scaled by the share of the prompt it accounts for",
     "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
     "evidence": "a block whose body matches several distinct prompt words (enough of its IDF mass) needs no anchor",

@@ -261,6 +261,12 @@ class Doc:
         return self.part.entry(self.i)
 
     @property
+    def supersedes(self) -> tuple[str, ...]:
+        """Ids of the blocks this one replaces (without `#`)."""
+        ids = self.part.record(self.i)[11][ENTRY_FIELDS.index("supersedes")]
+        return tuple(str(x).lstrip("#") for x in ids or ())
+
+    @property
     def keys(self) -> dict[str, str]:
         """Cognate key of every token of the block (computed for candidates only)."""
         if self._keys is None:
