@@ -352,6 +352,18 @@ def test_save_refs_status_and_supersedes(tool):
     assert "#db-choice (x-project, superseded" in got
 
 
+def test_save_reports_ignored_unknown_ids_and_rejects_invalid_ones(tool):
+    r = tool(
+        "agd_memory_save",
+        {"kind": "x-project", "id": "n1", "content": "x", "supersedes": ["ghost"]},
+    )
+    assert not r.is_error and "ignored unknown ids #ghost" in r.text
+    r = tool(
+        "agd_memory_save", {"kind": "x-project", "id": "n2", "content": "x", "refs": ["not valid!"]}
+    )
+    assert r.is_error and "save rejected" in r.text and "Nothing was written" in r.text
+
+
 def test_save_status_done_then_toc_filter_sees_it(tool):
     tool(
         "agd_memory_save",
