@@ -31,6 +31,9 @@ COVERAGE_MIN_SINGLE = 0.35
 COVERAGE_MIN_MULTI = 0.2
 """coverage-multi: the shares required of a block matching one prompt word, and two or more
 distinct ones (a single shared word is the usual coincidence, two rarely are)."""
+UNIQUE_ANCHOR_DF = 1
+"""unique-anchor: an id/desc word found in at most this many entries counts as two words
+for coverage-multi (a word only one block has names that block)."""
 EVIDENCE_WORDS = 3
 EVIDENCE_COVERAGE = 0.3
 """evidence: a block matching this many distinct prompt words, together this share of the
@@ -328,7 +331,11 @@ def recall(
             share = _coverage(m, index) / total
             need = COVERAGE_MIN
             if "coverage-multi" in feats:
-                need = COVERAGE_MIN_MULTI if len(m.covered) >= 2 else COVERAGE_MIN_SINGLE
+                strong = len(m.covered) >= 2 or (
+                    "unique-anchor" in feats
+                    and any(index.df_of(w) <= UNIQUE_ANCHOR_DF for w in m.anchor_exact)
+                )
+                need = COVERAGE_MIN_MULTI if strong else COVERAGE_MIN_SINGLE
             if "coverage" in feats and share < need:
                 continue
             if "coord" in feats:
