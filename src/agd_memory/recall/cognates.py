@@ -71,6 +71,10 @@ MULTI_ENDINGS = tuple(
             # verb forms, participles, plurals
             "ando", "endo", "ing", "ato", "ata", "ati", "ate", "ado", "ada", "ados", "adas",
             "ido", "ida", "idos", "idas", "ito", "iti", "are", "ere", "ire", "ed", "es", "s",
+            # Italian and Spanish persons and enclitic pronouns: installiamo, modificano,
+            # caricarle, gestiamos -> install, modific, caric, gest
+            "iamo", "iate", "ano", "ono", "amos", "emos", "imos", "arlo", "arla", "arli",
+            "arle", "erlo", "erla", "erli", "erle", "irlo", "irla", "irli", "irle",
         },
         key=lambda e: (-len(e), e),
     )
