@@ -101,3 +101,26 @@ def test_eval_corpus_path_is_relative_and_its_global_sits_beside_it(
     cases.write_text(json.dumps({"cases": c}), encoding="utf-8")
     s = evaluate.run(cases, make_settings()).summary()
     assert s["positives"]["hit1"] == 2
+
+
+def test_a_superseding_block_inherits_the_old_blocks_match(make_settings) -> None:
+    old = entry(
+        "backup-dropbox",
+        desc="nightly dump copied to Dropbox",
+        body="pg_dump at 02:30, rclone to Dropbox, 30 days kept.",
+        status="superseded",
+    )
+    new = entry(
+        "backup-restic",
+        desc="backups with restic on B2",
+        body="restic snapshots of the database and media, monthly restore test.",
+    )
+    new = type(new)(**{**new.__dict__, "supersedes": ("backup-dropbox",)})
+    mem = [ListFile([*FILLER, old, new])]
+    prompt = "where does the nightly Dropbox dump go"
+    got = [str(c.entry.id) for c in recall(prompt, mem, make_settings()).chosen]
+    assert got == ["backup-restic"]
+    without = recall(prompt, mem, make_settings(), features=DEFAULT - {"inherit"})
+    assert "backup-restic" not in [str(c.entry.id) for c in without.chosen]
+    # the old block itself is never injected
+    assert "backup-dropbox" not in got

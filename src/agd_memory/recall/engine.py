@@ -19,7 +19,7 @@ from . import lexicon, policy, render
 from .analyzer import Analyzer
 from .cache import code_stamp, file_key, read_cached, write_cached
 from .index import Index, Part, is_memory, is_superseded
-from .scoring import Match, Prompt, score_all, score_all_bm25
+from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25_one, score_doc
 from .text import BUILTIN_LANGS, stopwords
 
 DEFAULT_LANGS = ("en",)
@@ -323,7 +323,7 @@ def recall(
     if "entries-only" in feats:
         matches = [m for m in matches if m.doc.memory]
     if "inherit" in feats and matches:
-        matches = inherit_superseded(matches)
+        matches = inherit_superseded(matches, index, built, "bm25" in feats)
     if ("coverage" in feats or "coord" in feats) and matches:
         total = sum(index.surprise(w) for w in set(words)) or 1.0
         scored = []
@@ -360,28 +360,39 @@ def recall(
     return _within_budget(ranked, settings, feats, words)
 
 
-def inherit_superseded(matches: list[Match]) -> list[Match]:
+def inherit_superseded(
+    matches: list[Match], index: Index, prompt: Prompt, bm25: bool
+) -> list[Match]:
     """A block that supersedes another takes over the old block's evidence when it is
     stronger: a prompt naming the old way (`Dropbox backups`) is about the topic whose
-    current answer is the new block. The old block itself stays out (superseded)."""
-    old = {m.doc.id: m for m in matches if m.doc.status == "superseded"}
-    if not old:
-        return matches
-    out = []
+    current answer is the new block, even when the new block shares no word with it.
+    The old block itself stays out (superseded)."""
+    by_doc = {(id(m.doc.part), m.doc.i): k for k, m in enumerate(matches)}
+    out = list(matches)
     for m in matches:
-        for sid in m.doc.supersedes if m.doc.status != "superseded" else ():
-            prev = old.get(sid)
-            if prev is None:
-                continue
-            m = replace(
-                m,
-                score=max(m.score, prev.score),
-                anchor_exact=m.anchor_exact | prev.anchor_exact,
-                anchor_cognates=m.anchor_cognates | prev.anchor_cognates,
-                matched=m.matched | prev.matched,
-                covered=m.covered | prev.covered,
+        if m.doc.status != "superseded":
+            continue
+        i = index.offsets[index.parts.index(m.doc.part)] + m.doc.i
+        j = index.successor(i)
+        if j is None:
+            continue
+        doc = index.doc(j)
+        k = by_doc.get((id(doc.part), doc.i))
+        if k is None:
+            new = (
+                score_bm25_one(index, doc, prompt) if bm25 else score_doc(doc, prompt, index.weight)
             )
-        out.append(m)
+            out.append(new)
+            k = by_doc[(id(doc.part), doc.i)] = len(out) - 1
+        new = out[k]
+        out[k] = replace(
+            new,
+            score=max(new.score, m.score),
+            anchor_exact=new.anchor_exact | m.anchor_exact,
+            anchor_cognates=new.anchor_cognates | m.anchor_cognates,
+            matched=new.matched | m.matched,
+            covered=new.covered | m.covered,
+        )
     return out
 
 

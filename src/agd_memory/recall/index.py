@@ -112,7 +112,7 @@ class Part:
         key_postings: dict[str, Any],
         df: dict[str, int],
         n: int,
-        stats: tuple[int, int, tuple[str, ...]],
+        stats: tuple,
         entries: Callable[[], list[Any]] | list[Any],
         entry_type: Callable[..., Any] | None = None,
     ) -> None:
@@ -121,7 +121,9 @@ class Part:
         self.key_postings = key_postings
         self.df = df
         self.n = n
-        self.body_sum, self.desc_sum, self.anchor_vocab = stats
+        self.body_sum, self.desc_sum, self.anchor_vocab = stats[:3]
+        self.successors: dict[str, int] = dict(stats[3]) if len(stats) > 3 else {}
+        """Superseded id -> index of the record that supersedes it (in this file)."""
         self._entries = entries
         self.entry_type = entry_type
 
@@ -151,7 +153,18 @@ class Part:
             if rec[3]:
                 anchor.update(rec[4])
                 anchor.update(rec[5])
-        stats = (sum(r[8] for r in records), sum(len(r[5]) for r in records), tuple(anchor))
+        successors = {}
+        sup_at = ENTRY_FIELDS.index("supersedes")
+        for i, rec in enumerate(records):
+            if rec[3] and rec[2] != "superseded":
+                for old in rec[11][sup_at]:
+                    successors.setdefault(str(old).lstrip("#"), i)
+        stats = (
+            sum(r[8] for r in records),
+            sum(len(r[5]) for r in records),
+            tuple(anchor),
+            successors,
+        )
         return cls(records, postings, key_postings, dict(df), n, stats, list(entries))
 
     def payload(self) -> tuple:
@@ -163,7 +176,7 @@ class Part:
             {k: _encode(v) for k, v in self.key_postings.items()},
             self.df,
             self.n,
-            (self.body_sum, self.desc_sum, self.anchor_vocab),
+            (self.body_sum, self.desc_sum, self.anchor_vocab, self.successors),
         )
 
     @classmethod
@@ -261,12 +274,6 @@ class Doc:
         return self.part.entry(self.i)
 
     @property
-    def supersedes(self) -> tuple[str, ...]:
-        """Ids of the blocks this one replaces (without `#`)."""
-        ids = self.part.record(self.i)[11][ENTRY_FIELDS.index("supersedes")]
-        return tuple(str(x).lstrip("#") for x in ids or ())
-
-    @property
     def keys(self) -> dict[str, str]:
         """Cognate key of every token of the block (computed for candidates only)."""
         if self._keys is None:
@@ -354,6 +361,13 @@ class Index:
             best = heapq.nlargest(limit, acc.items(), key=lambda kv: (kv[1], -kv[0]))
             return sorted(i for i, _ in best)
         return sorted(acc)
+
+    def successor(self, i: int) -> int | None:
+        """The index of the block that supersedes block `i` in the same file, or None."""
+        k = bisect_right(self.offsets, i) - 1
+        part = self.parts[k]
+        j = part.successors.get(part.record(i - self.offsets[k])[0])
+        return None if j is None else self.offsets[k] + j
 
     def df_of(self, token: str) -> int:
         return sum(p.df.get(token, 0) for p in self.parts)

@@ -37,6 +37,7 @@ __all__ = [
     "recency_key",
     "score_all",
     "score_all_bm25",
+    "score_bm25_one",
     "score_doc",
     "score_entries",
 ]
@@ -225,3 +226,9 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
 def score_all_bm25(index: Index, prompt: Prompt) -> list[Match]:
     keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
     return [score_bm25(index.doc(i), prompt, index, keys) for i in candidates(index, prompt)]
+
+
+def score_bm25_one(index: Index, doc: Doc, prompt: Prompt) -> Match:
+    """BM25F for one block outside the candidate list (see `engine.inherit_superseded`)."""
+    keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
+    return score_bm25(doc, prompt, index, keys)
