@@ -9,7 +9,7 @@ file descriptor 1 aside while it serves, so a stray print, a library warning or
 a child process (git, run by the path resolver) can never corrupt the protocol
 stream, where 1.x serves on the process's own stdout. 2.x also ships the
 in-memory `mcp.Client` the tests drive the tools with. The price is start-up:
-importing the 2.3 server takes about 1 s on the CI machine, against about
+importing the 2.3 server takes about 0.8 s on the CI machine, against about
 0.55 s for 1.30 (benchmarks/README.md), well inside Claude Code's 30 s limit.
 """
 

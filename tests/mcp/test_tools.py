@@ -467,3 +467,20 @@ def test_unexpected_failures_are_one_line_tool_errors_logged_with_traceback(
     assert "internal error (RuntimeError: disk on fire)" in r.text
     assert "Traceback" not in r.text
     assert logged and "Traceback" in logged[0]
+
+
+def test_a_memory_file_that_does_not_parse_is_named_with_the_fix(memory):
+    memory.seed(project="@x-project [#a]\n~~~\nunterminated\n")
+    results = call_tools(
+        memory.server(),
+        [
+            ("agd_memory_toc", {}),
+            ("agd_memory_get", {"id": "answer-style"}),
+            ("agd_memory_save", {"kind": "x-project", "id": "b", "content": "x"}),
+        ],
+    )
+    for r in results:
+        assert r.is_error
+        assert f"memory file {memory.project_file} does not parse" in r.text
+        assert "agd validate" in r.text
+    assert memory.project_file.read_text(encoding="utf-8") == "@x-project [#a]\n~~~\nunterminated\n"
