@@ -106,3 +106,35 @@ def test_server_exits_cleanly_when_the_client_goes_away(memory, spawn):
     status, rest, err = server.close()
     assert status == 0, err
     assert rest == ""
+
+
+STRAY_OUTPUT_SERVER = """
+import os, subprocess, sys
+import agd_memory.mcp_tools as tools
+from agd_memory.mcp_app import build_server
+
+real_toc = tools.toc
+
+def noisy_toc(*args, **kwargs):
+    print("stray print from a library")
+    os.write(1, b"raw write to fd 1\\n")
+    subprocess.run([sys.executable, "-c", "print('child process output')"])
+    return real_toc(*args, **kwargs)
+
+tools.toc = noisy_toc
+build_server().run("stdio")
+"""
+
+
+def test_stray_output_never_reaches_the_protocol_stream(memory, spawn):
+    server = spawn(
+        [sys.executable, "-c", STRAY_OUTPUT_SERVER], memory.process_env(), memory.project_dir
+    )
+    server.initialize()
+    r = server.call("agd_memory_toc", {})  # fails on any non-JSON line before the reply
+    assert not r.is_error and "#deploy" in r.text
+    status, rest, err = server.close()
+    assert rest == ""
+    assert "stray print from a library" in err
+    assert "raw write to fd 1" in err
+    assert "child process output" in err
