@@ -7,7 +7,7 @@ prints the registration snippet for other MCP clients and needs no SDK.
 Why mcp 2.x (pinned `mcp>=2,<3` in pyproject.toml): its stdio transport moves
 file descriptor 1 aside while it serves, so a stray print, a library warning or a
 child process can never corrupt the protocol stream, where 1.x serves on the
-process's own stdout (tests/mcp/test_stdio.py checks this). 2.x also ships the
+process's own stdout (tests/mcp/test_mcp_stdio.py checks this). 2.x also ships the
 in-memory `mcp.Client` the tests drive the tools with. The price is start-up:
 importing the 2.3 server takes about 0.8 s on the CI machine, against about
 0.55 s for 1.30 (benchmarks/README.md), well inside Claude Code's 30 s limit.
