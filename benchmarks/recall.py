@@ -1,9 +1,10 @@
 """Recall quality and latency: the numbers in benchmarks/README.md, "Recall quality and latency".
 
-    python3 benchmarks/recall.py [--cases PATH] [--blocks 10000] [--runs 15]
+    python3 benchmarks/recall.py [--cases PATH] [--holdout PATH] [--blocks 10000] [--runs 15]
 
-1. The eval on the dev set: reference algorithm vs the default recall.
-2. Ranked search recall@5 on the dev positives, side by side with a plain BM25
+1. The eval on the dev set and on the held-out check (tests/eval/holdout-cases.json):
+   reference algorithm vs the default recall.
+2. Ranked search recall@5 on the positives of both, side by side with a plain BM25
    (one field, id + desc + body, the reference tokenizer, no stopwords, k1=1.2, b=0.75)
    over the same blocks.
 3. Recall latency in a fresh process, as the hook runs it, on a synthetic memory of
@@ -35,10 +36,13 @@ from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
 from agd_memory.recall.text import reference_tokens  # noqa: E402
 
 DEFAULT_CASES = ROOT.parent / "shared" / "eval" / "recall-dev" / "cases.json"
+HOLDOUT_CASES = ROOT / "tests" / "eval" / "holdout-cases.json"
 
 
-def quality(cases: Path) -> None:
-    print("## eval (hit@1, recall@3 over 75 positives; false injections over 68 negative runs)")
+def quality(cases: Path, label: str) -> None:
+    print(
+        f"## eval on {label} (hit@1, recall@3 over positives; false injections over negative runs)"
+    )
     rows = [
         ("reference (langs en,it)", REFERENCE, ["AGD_RECALL_LANGS=en,it"]),
         ("reference, cognates off", REFERENCE, ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_NO_FUZZY=1"]),
@@ -87,8 +91,8 @@ def plain_bm25(entries: list, query: str, k: int, k1: float = 1.2, b: float = 0.
     return [i for _, i in scored[:k]]
 
 
-def search_quality(cases_path: Path) -> None:
-    print("\n## ranked search recall@5 on the dev positives (no gates)")
+def search_quality(cases_path: Path, label: str) -> None:
+    print(f"\n## ranked search recall@5 on the {label} positives (no gates)")
     settings = eval_settings([])
     cases = evaluate.load_cases(cases_path)
     base = cases_path.parent
@@ -96,10 +100,10 @@ def search_quality(cases_path: Path) -> None:
     for case in cases:
         if case.get("expect") is None:
             continue
-        files = [
-            open_file(base / case["corpus"], "project", settings),
-            open_file(base / "global.agd", "global", settings),
-        ]
+        project = base / case["corpus"]
+        files = [open_file(project, "project", settings)]
+        if (project.parent / "global.agd").is_file():
+            files.append(open_file(project.parent / "global.agd", "global", settings))
         entries = [
             e
             for f in files
@@ -241,13 +245,16 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES)
+    p.add_argument("--holdout", type=Path, default=HOLDOUT_CASES)
     p.add_argument("--blocks", type=int, default=10_000)
     p.add_argument("--runs", type=int, default=15)
     p.add_argument("--skip-latency", action="store_true")
     args = p.parse_args()
     if args.cases.is_file():
-        quality(args.cases)
-        search_quality(args.cases)
+        for path, label in ((args.cases, "dev set"), (args.holdout, "held-out check")):
+            quality(path, label)
+            search_quality(path, label)
+            print()
     else:
         print(f"dev set not found at {args.cases}; skipping the quality sections")
     if not args.skip_latency:
