@@ -484,3 +484,15 @@ def test_a_memory_file_that_does_not_parse_is_named_with_the_fix(memory):
         assert f"memory file {memory.project_file} does not parse" in r.text
         assert "agd validate" in r.text
     assert memory.project_file.read_text(encoding="utf-8") == "@x-project [#a]\n~~~\nunterminated\n"
+
+
+def test_save_empty_status_and_empty_refs_clear_them(tool):
+    r = tool(
+        "agd_memory_save",
+        {"kind": "x-project", "id": "deploy", "content": "Deploy.", "status": "", "refs": []},
+    )
+    assert not r.is_error, r.text
+    got = tool("agd_memory_get", {"id": "deploy"}).text
+    assert "#deploy (x-project, 2026-06-25)" in got  # no status any more
+    assert "refs #" not in got
+    assert "deploy" not in toc_ids(tool("agd_memory_toc", {"status": "open"}).text)
