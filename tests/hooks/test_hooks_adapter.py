@@ -235,7 +235,10 @@ def test_any_failure_exits_zero_silently_and_logs(
 
 
 def test_missing_domain_module_fails_open(monkeypatch, capsys, calls, hook_env) -> None:
-    monkeypatch.setitem(sys.modules, "agd_memory.distill.hook", None)  # import raises
+    # Both entries: once the package is imported, `from .distill import hook` would
+    # otherwise find `hook` as an attribute of the cached package and never fail.
+    monkeypatch.setitem(sys.modules, "agd_memory.distill", None)  # import raises
+    monkeypatch.setitem(sys.modules, "agd_memory.distill.hook", None)
     monkeypatch.delattr(agd_memory, "distill", raising=False)
     status, out, _ = run_main(
         ["session-end"], json.dumps(load_payload("session-end-other")), monkeypatch, capsys
