@@ -24,6 +24,7 @@ from pathlib import Path
 from . import mcp_text, paths, store
 from .errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from .settings import Settings
+from .toc import list_entries
 
 READ_SCOPES = ("all", "project", "global")
 WRITE_SCOPES = ("project", "global")
@@ -121,9 +122,7 @@ def toc(
     _check_range("limit", limit, 1, MAX_TOC_LIMIT)
     _check_range("offset", offset, 0, 10**9)
     files = ws.read_files(scope)
-    from . import toc as toc_module
-
-    entries = _memory_only(toc_module.list_entries(files, kind=kind, status=status, since=since))
+    entries = _memory_only(list_entries(files, kind=kind, status=status, since=since))
     filters = {k: v for k, v in (("kind", kind), ("status", status), ("since", since)) if v}
     return mcp_text.toc(entries, scope=scope, offset=offset, limit=limit, filters=filters)
 
@@ -152,6 +151,7 @@ def search(
         raise UserError('query is empty; give words to look for, e.g. query="deploy staging"')
     _check_range("limit", limit, 1, MAX_SEARCH_LIMIT)
     files = ws.read_files(scope)
+    # Imported on first use: the ranking code is only needed when the model searches.
     from .recall.search import search as ranked_search
 
     hits = ranked_search(
