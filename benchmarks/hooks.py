@@ -109,6 +109,9 @@ def _time_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[floa
 
 def _env(home: Path, memory: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGD_", "CLAUDE"))}
+    # Claude Code runs hooks with bytecode caching on: without it, a module edited since
+    # its .pyc was written is compiled from source in every timed run.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
         HOME=str(home),
         CLAUDE_PLUGIN_ROOT=str(REPO),

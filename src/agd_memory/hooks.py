@@ -106,11 +106,15 @@ def parse_payload(raw: bytes) -> HookPayload:
 # -- the layers a hook reads ------------------------------------------------------------
 
 
-def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[Any]:
+def memory_files(
+    settings: Settings, cwd: str, *, scope: str = "all", check: bool = True
+) -> list[Any]:
     """The existing, readable memory files of `scope` for the project at `cwd`, project first.
 
     A file that does not parse or cannot be read is left out (and logged), so a
     broken project file still lets the global layer through, and vice versa.
+    With `check=False` only existence is checked: the caller reads each file itself
+    and skips one that fails (recall does), so the file is loaded once, not twice.
     """
     from . import paths
 
@@ -128,6 +132,9 @@ def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[An
     files = []
     for layer in existing:
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
+        if not check:
+            files.append(mf)
+            continue
         try:
             # entries(), not document(): it is served from the store's disk cache, while
             # document() would parse the whole file in every hook process.
@@ -172,8 +179,14 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
     if not payload.prompt.strip():
         _recall_debug("skip: empty prompt")
         return None
+    # check=False: recall reads each layer from its own index cache and skips (and logs)
+    # a layer that fails; the store's readability check would load every file a second
+    # time (10-15 ms at 10,000 blocks).
     files = memory_files(
-        settings, payload.cwd, scope="project" if settings.recall_no_global else "all"
+        settings,
+        payload.cwd,
+        scope="project" if settings.recall_no_global else "all",
+        check=False,
     )
     if not files:
         _recall_debug("skip: memory_file_missing")

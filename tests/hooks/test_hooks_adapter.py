@@ -61,7 +61,9 @@ def install(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.M
 def calls(monkeypatch: pytest.MonkeyPatch, hook_env: dict[str, str]) -> Calls:
     record = Calls()
 
-    def memory_files(settings: Any, cwd: str, *, scope: str = "all") -> list[str]:
+    def memory_files(
+        settings: Any, cwd: str, *, scope: str = "all", check: bool = True
+    ) -> list[str]:
         record.memory_files.append((cwd, scope))
         return list(FILES)
 
