@@ -64,7 +64,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
     Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
     Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"),
-    Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default en)"),
+    Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default: chosen per prompt)"),
     Variable("AGD_RECALL_STOPWORDS_FILE", "recall_stopwords_file", str, None, "extra stopwords, one per line"),
     Variable("AGD_RECALL_SYNONYMS_FILE", "recall_synonyms_file", str, None, "synonyms file (default .agd-synonyms beside the memory)"),
     # Distiller (distill/)
