@@ -28,8 +28,6 @@ from .errors import (
     UnterminatedFence,
 )
 from .model import Block, Document, Inline
-from .parser import parse
-from .serializer import serialize
 
 __version__ = "0.3.3"
 
@@ -58,12 +56,30 @@ __all__ = [
 
 def canonicalize(text: str) -> str:
     """`serialize(parse(text))`: the canonical form of AGD text."""
+    from .parser import parse
+    from .serializer import serialize
+
     return serialize(parse(text))
+
+
+def __getattr__(name: str) -> object:
+    # `parse` and `serialize` are imported on first use (PEP 562): `import agd.errors`,
+    # which every command's error handler does, and the hooks' cached reads should not
+    # pay for the parser.
+    if name == "parse":
+        from .parser import parse
+
+        return parse
+    if name == "serialize":
+        from .serializer import serialize
+
+        return serialize
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # errors render as `agd.ParseError` etc. in tracebacks, not the private module path
 for _name in __all__:
-    _obj = globals()[_name]
+    _obj = globals().get(_name)
     if isinstance(_obj, type) and issubclass(_obj, Exception):
         _obj.__module__ = __name__
 del _name, _obj

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 DEFAULT_MODE = 0o644
@@ -24,6 +23,8 @@ def write_atomic(path: str | os.PathLike[str], text: str, *, mode: int | None = 
     (default 0644, subject to nothing: the umask does not apply to the rename).
     Raises OSError when the folder is not writable; the target is then untouched.
     """
+    import tempfile  # here, not at the top: it costs a hook that only reads ~5 ms to import
+
     target = Path(path)
     try:
         current = stat.S_IMODE(os.stat(target).st_mode)

@@ -26,7 +26,6 @@ never displaced by a second one, so the index does not flip between checkouts.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -216,6 +215,8 @@ def _folder_name(projects: Path, path: str) -> str:
         matches = []
     if matches:
         return matches[0]
+    import hashlib  # only for names over 200 characters; every hook would pay ~3 ms at import
+
     return f"{prefix}-{hashlib.sha1(path.encode('utf-8')).hexdigest()[:8]}"
 
 

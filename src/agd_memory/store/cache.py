@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import os
 import struct
@@ -82,6 +81,8 @@ def clear() -> None:
 
 
 def cache_path(cache_dir: Path, key: Key) -> Path:
+    import hashlib  # here: a hook whose reads hit the recall cache never needs it (~3 ms)
+
     digest = hashlib.sha1(key[0].encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return cache_dir / f"{digest}.entries"
 

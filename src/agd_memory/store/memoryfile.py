@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from agd import parse, serialize
 from agd.atomic import write_atomic
 from agd.errors import AgdError
 from agd.model import FENCED, INLINE, ITEMS, Block, Document, Inline
@@ -180,6 +179,8 @@ class MemoryFile:
             raise MemoryFileError(
                 f"memory file {self.path} is not UTF-8 (byte {exc.start}); re-save it as UTF-8"
             ) from None
+        from agd.parser import parse  # imported on a cache miss only: hooks read the cache
+
         try:
             return parse(text)
         except AgdError as exc:
@@ -373,6 +374,9 @@ class MemoryFile:
         *,
         create: bool = True,
     ) -> T:
+        from agd.parser import parse
+        from agd.serializer import serialize
+
         with lock.exclusive(self.lock_path):
             existed = self.path.exists()
             if existed:

@@ -6,7 +6,6 @@ fix, and says that nothing was written.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from collections.abc import Iterable
 
@@ -41,7 +40,9 @@ def today(settings: Settings) -> str:
     """`AGD_MEMORY_TODAY` when set, else the local date, as `YYYY-MM-DD`."""
     if settings.today:
         return settings.today
-    return _dt.date.today().isoformat()
+    import datetime  # imported when a save needs it: reads (every hook) do not
+
+    return datetime.date.today().isoformat()
 
 
 def suggest_id(raw: str) -> str:
@@ -163,8 +164,10 @@ def check_secrets(content: str, desc: str | None, where: str) -> None:
 def is_date(text: str) -> bool:
     if not _DATE_RE.fullmatch(text):
         return False
+    import datetime
+
     try:
-        _dt.date.fromisoformat(text)
+        datetime.date.fromisoformat(text)
     except ValueError:
         return False
     return True
