@@ -14,13 +14,12 @@ parse falls back to the default and leaves a line in the debug log.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from . import debuglog
 
@@ -28,8 +27,12 @@ CONFIG_FILE_NAME = "recall.json"
 FALSE_WORDS = frozenset(("", "0", "false", "no", "off"))
 
 
-@dataclass(frozen=True)
-class Variable:
+# Variable and Settings are built without `dataclasses`: every hook process loads the
+# settings, and importing dataclasses (with `inspect` behind it) and generating a
+# 38-field class cost more than the rest of a small hook's work.
+
+
+class Variable(NamedTuple):
     name: str
     """Environment variable, e.g. `AGD_RECALL_TOP_K`."""
     attr: str
@@ -42,49 +45,182 @@ class Variable:
 VARIABLES: tuple[Variable, ...] = (
     # Where memory lives (paths.py)
     Variable("AGD_MEMORY_FILE", "memory_file", str, None, "force the project memory file"),
-    Variable("AGD_MEMORY_PROJECT_CWD", "project_cwd", str, None, "project folder used to find the project layer"),
-    Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
+    Variable(
+        "AGD_MEMORY_PROJECT_CWD",
+        "project_cwd",
+        str,
+        None,
+        "project folder used to find the project layer",
+    ),
+    Variable(
+        "AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"
+    ),
     Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
     Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
     # Table of contents (toc.py)
-    Variable("AGD_TOC_TOKEN_BUDGET", "toc_token_budget", int, 2000, "SessionStart table of contents budget, tokens"),
+    Variable(
+        "AGD_TOC_TOKEN_BUDGET",
+        "toc_token_budget",
+        int,
+        2000,
+        "SessionStart table of contents budget, tokens",
+    ),
     # Auto-recall (recall/)
     Variable("AGD_RECALL_DISABLED", "recall_disabled", bool, False, "turn auto-recall off"),
     Variable("AGD_RECALL_TOP_K", "recall_top_k", int, 3, "most blocks injected per prompt"),
-    Variable("AGD_RECALL_MIN_WORDS", "recall_min_words", int, 3, "fewest content words a prompt needs"),
-    Variable("AGD_RECALL_MIN_WORD_LEN", "recall_min_word_len", int, 3, "shortest prompt word that counts"),
-    Variable("AGD_RECALL_TOKEN_BUDGET", "recall_token_budget", int, 1200, "recall budget, tokens (x4 characters)"),
-    Variable("AGD_RECALL_MAX_PROMPT_CHARS", "recall_max_prompt_chars", int, 4000, "longer prompts are not recalled for"),
-    Variable("AGD_RECALL_MIN_SCORE_RATIO", "recall_min_score_ratio", float, 0.35, "floor as a fraction of the best score"),
+    Variable(
+        "AGD_RECALL_MIN_WORDS", "recall_min_words", int, 3, "fewest content words a prompt needs"
+    ),
+    Variable(
+        "AGD_RECALL_MIN_WORD_LEN", "recall_min_word_len", int, 3, "shortest prompt word that counts"
+    ),
+    Variable(
+        "AGD_RECALL_TOKEN_BUDGET",
+        "recall_token_budget",
+        int,
+        1200,
+        "recall budget, tokens (x4 characters)",
+    ),
+    Variable(
+        "AGD_RECALL_MAX_PROMPT_CHARS",
+        "recall_max_prompt_chars",
+        int,
+        4000,
+        "longer prompts are not recalled for",
+    ),
+    Variable(
+        "AGD_RECALL_MIN_SCORE_RATIO",
+        "recall_min_score_ratio",
+        float,
+        0.35,
+        "floor as a fraction of the best score",
+    ),
     Variable("AGD_RECALL_MIN_SCORE", "recall_min_score", float, 0.6, "absolute score floor"),
-    Variable("AGD_RECALL_ALLOW_BODY_ONLY", "recall_allow_body_only", bool, False, "allow blocks matched only in their body"),
-    Variable("AGD_RECALL_ALLOW_SUPERSEDED", "recall_allow_superseded", bool, False, "allow superseded blocks"),
-    Variable("AGD_RECALL_NO_GLOBAL", "recall_no_global", bool, False, "leave the global layer out of recall"),
-    Variable("AGD_RECALL_NO_FUZZY", "recall_no_fuzzy", bool, False, "turn cross-lingual cognate matching off"),
-    Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
-    Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
-    Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"),
-    Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default: chosen per prompt)"),
-    Variable("AGD_RECALL_STOPWORDS_FILE", "recall_stopwords_file", str, None, "extra stopwords, one per line"),
-    Variable("AGD_RECALL_SYNONYMS_FILE", "recall_synonyms_file", str, None, "synonyms file (default .agd-synonyms beside the memory)"),
+    Variable(
+        "AGD_RECALL_ALLOW_BODY_ONLY",
+        "recall_allow_body_only",
+        bool,
+        False,
+        "allow blocks matched only in their body",
+    ),
+    Variable(
+        "AGD_RECALL_ALLOW_SUPERSEDED",
+        "recall_allow_superseded",
+        bool,
+        False,
+        "allow superseded blocks",
+    ),
+    Variable(
+        "AGD_RECALL_NO_GLOBAL",
+        "recall_no_global",
+        bool,
+        False,
+        "leave the global layer out of recall",
+    ),
+    Variable(
+        "AGD_RECALL_NO_FUZZY",
+        "recall_no_fuzzy",
+        bool,
+        False,
+        "turn cross-lingual cognate matching off",
+    ),
+    Variable(
+        "AGD_RECALL_FUZZY_ANCHOR_MIN",
+        "recall_fuzzy_anchor_min",
+        int,
+        2,
+        "cognate hits needed to anchor a block",
+    ),
+    Variable(
+        "AGD_RECALL_CODE_LINE_RATIO",
+        "recall_code_line_ratio",
+        float,
+        0.4,
+        "indented-line share that marks a code paste",
+    ),
+    Variable(
+        "AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"
+    ),
+    Variable(
+        "AGD_RECALL_LANGS",
+        "recall_langs",
+        list,
+        None,
+        "stopword languages, comma list (default: chosen per prompt)",
+    ),
+    Variable(
+        "AGD_RECALL_STOPWORDS_FILE",
+        "recall_stopwords_file",
+        str,
+        None,
+        "extra stopwords, one per line",
+    ),
+    Variable(
+        "AGD_RECALL_SYNONYMS_FILE",
+        "recall_synonyms_file",
+        str,
+        None,
+        "synonyms file (default .agd-synonyms beside the memory)",
+    ),
     # Distiller (distill/)
-    Variable("AGD_DISTILL_DISABLED", "distill_disabled", bool, False, "turn session-end capture off"),
-    Variable("AGD_DISTILL_GUARD", "distill_guard", bool, False, "set in the distiller's child: every hook exits at once"),
-    Variable("AGD_DISTILL_MODEL", "distill_model", str, "claude-sonnet-4-6", "model of the headless pass"),
+    Variable(
+        "AGD_DISTILL_DISABLED", "distill_disabled", bool, False, "turn session-end capture off"
+    ),
+    Variable(
+        "AGD_DISTILL_GUARD",
+        "distill_guard",
+        bool,
+        False,
+        "set in the distiller's child: every hook exits at once",
+    ),
+    Variable(
+        "AGD_DISTILL_MODEL", "distill_model", str, "claude-sonnet-4-6", "model of the headless pass"
+    ),
     Variable("AGD_DISTILL_RETRIES", "distill_retries", int, 3, "attempts on transient failures"),
-    Variable("AGD_DISTILL_BACKOFF_S", "distill_backoff_s", float, 30.0, "linear backoff step, seconds"),
-    Variable("AGD_DISTILL_LOCK_STALE_S", "distill_lock_stale_s", float, 1800.0, "age at which a distiller lock is broken"),
-    Variable("AGD_DISTILL_TIMEOUT_S", "distill_timeout_s", float, 300.0, "time limit of one headless run"),
-    Variable("AGD_DISTILL_MIN_TOOL_USES", "distill_min_tool_uses", int, 4, "tool uses that make a session worth distilling"),
-    Variable("AGD_DISTILL_MIN_EDITS", "distill_min_edits", int, 1, "edits that make a session worth distilling"),
+    Variable(
+        "AGD_DISTILL_BACKOFF_S", "distill_backoff_s", float, 30.0, "linear backoff step, seconds"
+    ),
+    Variable(
+        "AGD_DISTILL_LOCK_STALE_S",
+        "distill_lock_stale_s",
+        float,
+        1800.0,
+        "age at which a distiller lock is broken",
+    ),
+    Variable(
+        "AGD_DISTILL_TIMEOUT_S", "distill_timeout_s", float, 300.0, "time limit of one headless run"
+    ),
+    Variable(
+        "AGD_DISTILL_MIN_TOOL_USES",
+        "distill_min_tool_uses",
+        int,
+        4,
+        "tool uses that make a session worth distilling",
+    ),
+    Variable(
+        "AGD_DISTILL_MIN_EDITS",
+        "distill_min_edits",
+        int,
+        1,
+        "edits that make a session worth distilling",
+    ),
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
-    Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
+    Variable(
+        "AGD_DISTILL_EXCERPT_CHARS",
+        "distill_excerpt_chars",
+        int,
+        60000,
+        "most transcript characters sent to the headless pass",
+    ),
 )
 
 
-@dataclass(frozen=True)
 class Settings:
-    """All settings, immutable. Build with `Settings.load()`; tests use `Settings.load(env)`."""
+    """All settings, immutable. Build with `Settings.load()`; tests use `Settings.load(env)`.
+
+    Keyword arguments set fields (`Settings(recall_top_k=5)`); the class attributes below
+    are the defaults. Equality, hashing and `repr` go by the fields (see `FIELDS`).
+    """
 
     memory_file: str | None = None
     project_cwd: str | None = None
@@ -122,12 +258,45 @@ class Settings:
     distill_claude: str = "claude"
     distill_excerpt_chars: int = 60000
 
-    data_dir: Path = field(default_factory=lambda: Path.home() / ".local/share/agd-memory")
-    """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`."""
+    data_dir: Path
+    """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.
+    Default: `~/.local/share/agd-memory` (set in `__init__`)."""
     plugin_root: Path | None = None
     """`CLAUDE_PLUGIN_ROOT` when run by Claude Code."""
-    sources: Mapping[str, str] = field(default_factory=dict)
-    """For each field set from outside its default: `env` or `config file`."""
+    sources: Mapping[str, str]
+    """For each field set from outside its default: `env` or `config file`. Default `{}`."""
+
+    def __init__(self, **values: object) -> None:
+        unknown = sorted(set(values) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Settings() got unexpected keyword argument(s): {', '.join(unknown)}")
+        if "data_dir" not in values:
+            values["data_dir"] = Path.home() / ".local/share/agd-memory"
+        if "sources" not in values:
+            values["sources"] = {}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Settings are immutable: use settings.replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Settings are immutable")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS)
+        return f"Settings({fields})"
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -141,7 +310,10 @@ class Settings:
                 raw, source = env[var.name], "env"
             elif var.name in config:
                 raw, source = config[var.name], "config file"
-            elif var.attr.removeprefix("recall_") in config and var.attr in ("recall_langs", "recall_stopwords_file"):
+            elif var.attr.removeprefix("recall_") in config and var.attr in (
+                "recall_langs",
+                "recall_stopwords_file",
+            ):
                 raw, source = config[var.attr.removeprefix("recall_")], "config file"
             else:
                 continue
@@ -159,12 +331,15 @@ class Settings:
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (per-run overrides in the eval)."""
-        return dataclasses.replace(self, **changes)
+        return Settings(**{**{name: getattr(self, name) for name in FIELDS}, **changes})
 
     @property
     def config_file(self) -> Path:
         return self.data_dir / CONFIG_FILE_NAME
 
+
+FIELDS: tuple[str, ...] = tuple(Settings.__annotations__)
+"""Every field of `Settings`, in order (the annotated class attributes)."""
 
 _INVALID = object()
 
@@ -175,10 +350,7 @@ def _convert(var: Variable, raw: object) -> object:
             return raw
         return str(raw).strip().lower() not in FALSE_WORDS
     if var.kind is list:
-        if isinstance(raw, list):
-            items = [str(x) for x in raw]
-        else:
-            items = str(raw).split(",")
+        items = [str(x) for x in raw] if isinstance(raw, list) else str(raw).split(",")
         return tuple(x.strip().lower() for x in items if x.strip())
     if var.kind in (int, float):
         try:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import debuglog
 from . import features as feature_set
@@ -40,8 +39,11 @@ EVIDENCE_COVERAGE = 0.3
 prompt's IDF mass, is anchored even when none of them is in its id or desc."""
 
 
-@dataclass(frozen=True)
-class Scored:
+# Scored and RecallResult are not dataclasses: the prompt hook imports this module in
+# every process, and `dataclasses` costs ~8 ms to import.
+
+
+class Scored(NamedTuple):
     """One chosen block: the entry, its score and the layer it came from."""
 
     entry: Any
@@ -51,13 +53,38 @@ class Scored:
     """The AGD text injected for it."""
 
 
-@dataclass
 class RecallResult:
-    skipped: str | None
-    """Why nothing was injected (a reason of `policy`), or None."""
-    chosen: list[Scored] = field(default_factory=list)
-    words: list[str] = field(default_factory=list)
-    """The prompt's content words, after stopwords (for `recall --json` and debugging)."""
+    """`skipped`: why nothing was injected (a reason of `policy`), or None. `chosen`: the
+    blocks injected. `words`: the prompt's content words, after stopwords (for
+    `recall --json` and debugging)."""
+
+    __slots__ = ("skipped", "chosen", "words")
+
+    def __init__(
+        self,
+        skipped: str | None,
+        chosen: list[Scored] | None = None,
+        words: list[str] | None = None,
+    ) -> None:
+        self.skipped = skipped
+        self.chosen: list[Scored] = [] if chosen is None else chosen
+        self.words: list[str] = [] if words is None else words
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.skipped, self.chosen, self.words) == (
+            other.skipped,  # type: ignore[attr-defined]
+            other.chosen,  # type: ignore[attr-defined]
+            other.words,  # type: ignore[attr-defined]
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"RecallResult(skipped={self.skipped!r}, chosen={self.chosen!r}, words={self.words!r})"
+        )
 
     def render(self) -> str:
         """The additionalContext text: a header naming the blocks, then each block as AGD."""
@@ -342,10 +369,10 @@ def recall(
             if "coverage" in feats and share < need:
                 continue
             if "coord" in feats:
-                m = replace(m, score=m.score * share)
+                m = m._replace(score=m.score * share)
             if "body-coverage" in feats and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
                 # a block whose body explains most of the prompt needs no anchor word
-                m = replace(m, anchor_exact=m.covered)
+                m = m._replace(anchor_exact=m.covered)
             if (
                 "evidence" in feats
                 and not m.anchor_exact
@@ -354,7 +381,7 @@ def recall(
             ):
                 # several distinct prompt words in the body are evidence enough: one word
                 # can be a coincidence, two that carry a third of the prompt rarely are
-                m = replace(m, anchor_exact=m.covered)
+                m = m._replace(anchor_exact=m.covered)
             scored.append(m)
         matches = scored
     ranked = policy.rank(matches, ranking_of(settings))
@@ -388,8 +415,7 @@ def inherit_superseded(
             out.append(new)
             k = by_doc[(id(doc.part), doc.i)] = len(out) - 1
         new = out[k]
-        out[k] = replace(
-            new,
+        out[k] = new._replace(
             score=max(new.score, m.score),
             anchor_exact=new.anchor_exact | m.anchor_exact,
             anchor_cognates=new.anchor_cognates | m.anchor_cognates,

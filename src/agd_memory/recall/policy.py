@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .scoring import Match
 
@@ -28,8 +28,10 @@ CODE_MIN_LINES = 5
 CHARS_PER_TOKEN = 4
 
 
-@dataclass(frozen=True)
-class Gates:
+# NamedTuples, not dataclasses: the prompt hook imports this module in every process.
+
+
+class Gates(NamedTuple):
     """The settings the prompt gates read (a view of `Settings`)."""
 
     disabled: bool = False
@@ -76,8 +78,7 @@ def should_skip(
     return None
 
 
-@dataclass(frozen=True)
-class Ranking:
+class Ranking(NamedTuple):
     """The settings ranking reads (a view of `Settings`)."""
 
     top_k: int = 3

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import cognates
 from .analyzer import BLOCK_MIN_LEN, Analyzer
@@ -47,8 +46,12 @@ FIELD_BOOST_DESC = 3.0
 FIELD_BOOST_KIND = 2.0
 
 
-@dataclass(frozen=True)
-class Prompt:
+# Prompt and Match are NamedTuples, not dataclasses: the prompt hook imports this module
+# in every process, and `dataclasses` costs ~8 ms to import. Change a Match with
+# `m._replace(score=...)`.
+
+
+class Prompt(NamedTuple):
     """A prompt, analysed: its content-word set and its cognate keys."""
 
     words: frozenset[str]
@@ -67,8 +70,7 @@ class Prompt:
         return cls(wordset, {k: frozenset(v) for k, v in keyed.items()})
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """A block's score for a prompt and the evidence behind it."""
 
     doc: Doc

@@ -20,7 +20,6 @@ import marshal
 import os
 import struct
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from agd.model import Document
@@ -34,13 +33,17 @@ _LEN = struct.Struct("<I")
 Key = tuple[str, int, int, int, int, int]
 
 
-@dataclass
 class Loaded:
-    key: Key
-    rows: list[tuple]
-    document: Document | None = None
-    entries: dict[str, list] = field(default_factory=dict)
-    """Entries per layer name, built on first use."""
+    """One file's cached rows, its parsed document when this process parsed it, and its
+    entries per layer name (built on first use)."""
+
+    __slots__ = ("key", "rows", "document", "entries")
+
+    def __init__(self, key: Key, rows: list[tuple], document: Document | None = None) -> None:
+        self.key = key
+        self.rows = rows
+        self.document = document
+        self.entries: dict[str, list] = {}
 
 
 _memo: dict[str, Loaded] = {}

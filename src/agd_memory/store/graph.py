@@ -9,17 +9,38 @@ layer) wins.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from .entry import Entry
 
 
-@dataclass(frozen=True)
 class GetResult:
-    entries: list[Entry] = field(default_factory=list)
-    """Requested entries in request order, then followed refs (BFS), then backlinks."""
-    missing: list[str] = field(default_factory=list)
-    """Requested ids found in no layer, without `#`."""
+    """`entries`: requested entries in request order, then followed refs (BFS), then
+    backlinks. `missing`: requested ids found in no layer, without `#`.
+
+    Immutable, compared by value. A plain class, not a dataclass: the store is imported
+    by every hook, and `dataclasses` costs a hook process ~8 ms to import.
+    """
+
+    __slots__ = ("entries", "missing")
+    entries: list[Entry]
+    missing: list[str]
+
+    def __init__(self, entries: list[Entry] | None = None, missing: list[str] | None = None):
+        object.__setattr__(self, "entries", [] if entries is None else entries)
+        object.__setattr__(self, "missing", [] if missing is None else missing)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"GetResult is immutable: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.entries, self.missing) == (other.entries, other.missing)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # lists inside: unhashable, as before
+
+    def __repr__(self) -> str:
+        return f"GetResult(entries={self.entries!r}, missing={self.missing!r})"
 
 
 def get(

@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from agd.atomic import write_atomic
 from agd.errors import AgdError
@@ -31,8 +30,11 @@ T = TypeVar("T")
 MANAGED_ATTRS = ("desc", "created", "updated", "status", "supersedes", "refs")
 
 
-@dataclass(frozen=True)
-class SaveResult:
+# The results are NamedTuples, not dataclasses: this module is imported by every hook,
+# and `dataclasses` costs a hook process ~8 ms to import.
+
+
+class SaveResult(NamedTuple):
     id: str
     kind: str
     path: Path
@@ -48,8 +50,7 @@ class SaveResult:
     """`added #id (x-kind) in memory.agd[, superseded #a, #b]` (the earlier plugin's line)."""
 
 
-@dataclass(frozen=True)
-class DeleteResult:
+class DeleteResult(NamedTuple):
     id: str
     kind: str
     path: Path
@@ -58,8 +59,7 @@ class DeleteResult:
     message: str = ""
 
 
-@dataclass(frozen=True)
-class RenameResult:
+class RenameResult(NamedTuple):
     old: str
     new: str
     path: Path
