@@ -1,7 +1,8 @@
 """`Entry`: one block with an id, as every reader sees it (recall, TOC, MCP, viewer).
 
 An `Entry` is immutable and behaves as a frozen dataclass (`dataclasses.fields`,
-`asdict`, `replace` and `is_dataclass` all work), but it is built on a tuple:
+`asdict`, `replace` and `is_dataclass` all work; the field table is built on first
+use, so hooks never import `dataclasses`), but it is built on a tuple:
 a hook is a fresh process on every prompt, and building 10,000 dataclass
 instances costs more than the whole cached load of a 10,000-block file. Rows
 come straight out of the on-disk cache as tuples and become entries with one
@@ -10,10 +11,10 @@ come straight out of the on-disk cache as tuples and become entries with one
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -130,27 +131,48 @@ class Entry(_Row):
         )
 
 
-@dataclasses.dataclass(frozen=True)
-class _EntryFields:
-    """Only its field list is used: it makes `Entry` a dataclass for `dataclasses.*`."""
+@cache
+def _entry_fields_class() -> type:
+    """A dataclass with Entry's fields; only its field table is used (see `_DataclassTable`)."""
+    import dataclasses
 
-    id: str
-    kind: str
-    desc: str | None
-    body: str
-    refs: tuple[str, ...]
-    status: str | None
-    created: str | None
-    updated: str | None
-    supersedes: tuple[str, ...]
-    layer: str
-    path: Path
-    line: int
-    attrs: dict[str, Any]
+    @dataclasses.dataclass(frozen=True)
+    class _EntryFields:
+        id: str
+        kind: str
+        desc: str | None
+        body: str
+        refs: tuple[str, ...]
+        status: str | None
+        created: str | None
+        updated: str | None
+        supersedes: tuple[str, ...]
+        layer: str
+        path: Path
+        line: int
+        attrs: dict[str, Any]
+
+    return _EntryFields
 
 
-Entry.__dataclass_fields__ = _EntryFields.__dataclass_fields__  # type: ignore[attr-defined]
-Entry.__dataclass_params__ = _EntryFields.__dataclass_params__  # type: ignore[attr-defined]
+class _DataclassTable:
+    """`Entry.__dataclass_fields__` / `__dataclass_params__`, built on first access.
+
+    They make `dataclasses.is_dataclass`, `fields`, `asdict` and `replace` work on an
+    Entry. Building them needs `dataclasses`, whose import (with `inspect` behind it)
+    costs ~8 ms; every hook imports this module and none of them uses `dataclasses`,
+    so the table is made when `dataclasses` first asks for it.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> object:
+        return getattr(_entry_fields_class(), self.name)
+
+
+Entry.__dataclass_fields__ = _DataclassTable("__dataclass_fields__")  # type: ignore[attr-defined]
+Entry.__dataclass_params__ = _DataclassTable("__dataclass_params__")  # type: ignore[attr-defined]
 
 
 def parse_id_list(value: object) -> tuple[str, ...]:
