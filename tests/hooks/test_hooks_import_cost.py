@@ -1,0 +1,88 @@
+"""What a hook process imports once its caches are warm: nothing it does not use.
+
+A hook is a fresh interpreter on every prompt, so each module it imports is paid on
+every prompt (benchmarks/hooks.py measures the time; this only pins the module set).
+`dataclasses` brings `inspect`, `ast` and `dis`; `tempfile` brings `shutil`, `random`,
+`bz2` and `lzma`; the parser is needed only when a cache is cold or a write happens.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hookutil import LAUNCHER, load_payload
+
+pytest.importorskip("agd_memory.store", reason="needs the store")
+pytest.importorskip("agd_memory.recall", reason="needs recall")
+
+from agd_memory import paths  # noqa: E402
+from agd_memory.settings import Settings  # noqa: E402
+
+MEMORY = """\
+@meta format=agd version=1 [#meta]
+
+@h1 Project memory [#root]
+
+@x-project desc="staging Postgres sits behind pgbouncer on port 6432" created="2026-10-02" [#project-staging-pgbouncer]
+~~~
+The staging Postgres database is reached through pgbouncer on port 6432, never directly on 5432.
+~~~
+"""
+
+PROMPT = "Which port does pgbouncer use for the staging Postgres database?"
+
+# Runs the launcher as hooks/run does (`-S`), then prints the imported module names on
+# stderr's last line (stdout is the hook's JSON).
+PROBE = """\
+import json, sys
+path = sys.argv[1]
+sys.argv = sys.argv[1:]
+code = compile(open(path, "rb").read(), path, "exec")
+try:
+    exec(code, {"__name__": "__main__", "__file__": path})
+except SystemExit:
+    pass
+sys.stderr.write("\\n" + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+
+NOT_ON_THE_HOOK_PATH = (
+    "dataclasses",
+    "inspect",
+    "tempfile",
+    "agd.parser",
+    "agd_memory.recall._shim_store",
+)
+
+
+def imported_by(event: str, payload: dict, env: dict[str, str]) -> tuple[str, set[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, str(LAUNCHER), "hook", event],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    modules = json.loads(proc.stderr.decode().strip().splitlines()[-1])
+    return proc.stdout.decode(), set(modules)
+
+
+@pytest.mark.parametrize(
+    ("event", "payload_name", "extra"),
+    [
+        ("session-start", "session-start-startup", {}),
+        ("prompt", "prompt-english", {"prompt": PROMPT}),
+    ],
+)
+def test_warm_hook_imports_nothing_heavy(project, hook_env, event, payload_name, extra) -> None:
+    path = paths.resolve(Settings.load(hook_env), cwd=str(project)).project.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(MEMORY, encoding="utf-8")
+    payload = load_payload(payload_name, cwd=str(project), **extra)
+    imported_by(event, payload, hook_env)  # cold: parses and writes the caches
+    out, modules = imported_by(event, payload, hook_env)
+    assert "project-staging-pgbouncer" in out  # the hook did its work
+    assert not modules & set(NOT_ON_THE_HOOK_PATH)
