@@ -42,177 +42,49 @@ class Variable(NamedTuple):
     help: str
 
 
+# fmt: off
 VARIABLES: tuple[Variable, ...] = (
     # Where memory lives (paths.py)
     Variable("AGD_MEMORY_FILE", "memory_file", str, None, "force the project memory file"),
-    Variable(
-        "AGD_MEMORY_PROJECT_CWD",
-        "project_cwd",
-        str,
-        None,
-        "project folder used to find the project layer",
-    ),
-    Variable(
-        "AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"
-    ),
+    Variable("AGD_MEMORY_PROJECT_CWD", "project_cwd", str, None, "project folder used to find the project layer"),
+    Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
     Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
     Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
     # Table of contents (toc.py)
-    Variable(
-        "AGD_TOC_TOKEN_BUDGET",
-        "toc_token_budget",
-        int,
-        2000,
-        "SessionStart table of contents budget, tokens",
-    ),
+    Variable("AGD_TOC_TOKEN_BUDGET", "toc_token_budget", int, 2000, "SessionStart table of contents budget, tokens"),
     # Auto-recall (recall/)
     Variable("AGD_RECALL_DISABLED", "recall_disabled", bool, False, "turn auto-recall off"),
     Variable("AGD_RECALL_TOP_K", "recall_top_k", int, 3, "most blocks injected per prompt"),
-    Variable(
-        "AGD_RECALL_MIN_WORDS", "recall_min_words", int, 3, "fewest content words a prompt needs"
-    ),
-    Variable(
-        "AGD_RECALL_MIN_WORD_LEN", "recall_min_word_len", int, 3, "shortest prompt word that counts"
-    ),
-    Variable(
-        "AGD_RECALL_TOKEN_BUDGET",
-        "recall_token_budget",
-        int,
-        1200,
-        "recall budget, tokens (x4 characters)",
-    ),
-    Variable(
-        "AGD_RECALL_MAX_PROMPT_CHARS",
-        "recall_max_prompt_chars",
-        int,
-        4000,
-        "longer prompts are not recalled for",
-    ),
-    Variable(
-        "AGD_RECALL_MIN_SCORE_RATIO",
-        "recall_min_score_ratio",
-        float,
-        0.35,
-        "floor as a fraction of the best score",
-    ),
+    Variable("AGD_RECALL_MIN_WORDS", "recall_min_words", int, 3, "fewest content words a prompt needs"),
+    Variable("AGD_RECALL_MIN_WORD_LEN", "recall_min_word_len", int, 3, "shortest prompt word that counts"),
+    Variable("AGD_RECALL_TOKEN_BUDGET", "recall_token_budget", int, 1200, "recall budget, tokens (x4 characters)"),
+    Variable("AGD_RECALL_MAX_PROMPT_CHARS", "recall_max_prompt_chars", int, 4000, "longer prompts are not recalled for"),
+    Variable("AGD_RECALL_MIN_SCORE_RATIO", "recall_min_score_ratio", float, 0.35, "floor as a fraction of the best score"),
     Variable("AGD_RECALL_MIN_SCORE", "recall_min_score", float, 0.6, "absolute score floor"),
-    Variable(
-        "AGD_RECALL_ALLOW_BODY_ONLY",
-        "recall_allow_body_only",
-        bool,
-        False,
-        "allow blocks matched only in their body",
-    ),
-    Variable(
-        "AGD_RECALL_ALLOW_SUPERSEDED",
-        "recall_allow_superseded",
-        bool,
-        False,
-        "allow superseded blocks",
-    ),
-    Variable(
-        "AGD_RECALL_NO_GLOBAL",
-        "recall_no_global",
-        bool,
-        False,
-        "leave the global layer out of recall",
-    ),
-    Variable(
-        "AGD_RECALL_NO_FUZZY",
-        "recall_no_fuzzy",
-        bool,
-        False,
-        "turn cross-lingual cognate matching off",
-    ),
-    Variable(
-        "AGD_RECALL_FUZZY_ANCHOR_MIN",
-        "recall_fuzzy_anchor_min",
-        int,
-        2,
-        "cognate hits needed to anchor a block",
-    ),
-    Variable(
-        "AGD_RECALL_CODE_LINE_RATIO",
-        "recall_code_line_ratio",
-        float,
-        0.4,
-        "indented-line share that marks a code paste",
-    ),
-    Variable(
-        "AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"
-    ),
-    Variable(
-        "AGD_RECALL_LANGS",
-        "recall_langs",
-        list,
-        None,
-        "stopword languages, comma list (default: chosen per prompt)",
-    ),
-    Variable(
-        "AGD_RECALL_STOPWORDS_FILE",
-        "recall_stopwords_file",
-        str,
-        None,
-        "extra stopwords, one per line",
-    ),
-    Variable(
-        "AGD_RECALL_SYNONYMS_FILE",
-        "recall_synonyms_file",
-        str,
-        None,
-        "synonyms file (default .agd-synonyms beside the memory)",
-    ),
+    Variable("AGD_RECALL_ALLOW_BODY_ONLY", "recall_allow_body_only", bool, False, "allow blocks matched only in their body"),
+    Variable("AGD_RECALL_ALLOW_SUPERSEDED", "recall_allow_superseded", bool, False, "allow superseded blocks"),
+    Variable("AGD_RECALL_NO_GLOBAL", "recall_no_global", bool, False, "leave the global layer out of recall"),
+    Variable("AGD_RECALL_NO_FUZZY", "recall_no_fuzzy", bool, False, "turn cross-lingual cognate matching off"),
+    Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
+    Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
+    Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"),
+    Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default: chosen per prompt)"),
+    Variable("AGD_RECALL_STOPWORDS_FILE", "recall_stopwords_file", str, None, "extra stopwords, one per line"),
+    Variable("AGD_RECALL_SYNONYMS_FILE", "recall_synonyms_file", str, None, "synonyms file (default .agd-synonyms beside the memory)"),
     # Distiller (distill/)
-    Variable(
-        "AGD_DISTILL_DISABLED", "distill_disabled", bool, False, "turn session-end capture off"
-    ),
-    Variable(
-        "AGD_DISTILL_GUARD",
-        "distill_guard",
-        bool,
-        False,
-        "set in the distiller's child: every hook exits at once",
-    ),
-    Variable(
-        "AGD_DISTILL_MODEL", "distill_model", str, "claude-sonnet-4-6", "model of the headless pass"
-    ),
+    Variable("AGD_DISTILL_DISABLED", "distill_disabled", bool, False, "turn session-end capture off"),
+    Variable("AGD_DISTILL_GUARD", "distill_guard", bool, False, "set in the distiller's child: every hook exits at once"),
+    Variable("AGD_DISTILL_MODEL", "distill_model", str, "claude-sonnet-4-6", "model of the headless pass"),
     Variable("AGD_DISTILL_RETRIES", "distill_retries", int, 3, "attempts on transient failures"),
-    Variable(
-        "AGD_DISTILL_BACKOFF_S", "distill_backoff_s", float, 30.0, "linear backoff step, seconds"
-    ),
-    Variable(
-        "AGD_DISTILL_LOCK_STALE_S",
-        "distill_lock_stale_s",
-        float,
-        1800.0,
-        "age at which a distiller lock is broken",
-    ),
-    Variable(
-        "AGD_DISTILL_TIMEOUT_S", "distill_timeout_s", float, 300.0, "time limit of one headless run"
-    ),
-    Variable(
-        "AGD_DISTILL_MIN_TOOL_USES",
-        "distill_min_tool_uses",
-        int,
-        4,
-        "tool uses that make a session worth distilling",
-    ),
-    Variable(
-        "AGD_DISTILL_MIN_EDITS",
-        "distill_min_edits",
-        int,
-        1,
-        "edits that make a session worth distilling",
-    ),
+    Variable("AGD_DISTILL_BACKOFF_S", "distill_backoff_s", float, 30.0, "linear backoff step, seconds"),
+    Variable("AGD_DISTILL_LOCK_STALE_S", "distill_lock_stale_s", float, 1800.0, "age at which a distiller lock is broken"),
+    Variable("AGD_DISTILL_TIMEOUT_S", "distill_timeout_s", float, 300.0, "time limit of one headless run"),
+    Variable("AGD_DISTILL_MIN_TOOL_USES", "distill_min_tool_uses", int, 4, "tool uses that make a session worth distilling"),
+    Variable("AGD_DISTILL_MIN_EDITS", "distill_min_edits", int, 1, "edits that make a session worth distilling"),
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
-    Variable(
-        "AGD_DISTILL_EXCERPT_CHARS",
-        "distill_excerpt_chars",
-        int,
-        60000,
-        "most transcript characters sent to the headless pass",
-    ),
+    Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
 )
+# fmt: on
 
 
 class Settings:
