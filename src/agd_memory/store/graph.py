@@ -21,7 +21,6 @@ class GetResult:
     by every hook, and `dataclasses` costs a hook process ~8 ms to import.
     """
 
-    __slots__ = ("entries", "missing")
     entries: list[Entry]
     missing: list[str]
 
