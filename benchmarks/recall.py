@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from agd_memory.commands.recall import eval_settings  # noqa: E402
 from agd_memory.recall import evaluate, search  # noqa: E402
-from agd_memory.recall._shim_store import open_file  # noqa: E402
+from agd_memory.store import MemoryFile  # noqa: E402
 from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
 from agd_memory.recall.text import reference_tokens  # noqa: E402
 
@@ -101,9 +101,11 @@ def search_quality(cases_path: Path, label: str) -> None:
         if case.get("expect") is None:
             continue
         project = base / case["corpus"]
-        files = [open_file(project, "project", settings)]
+        files = [MemoryFile(project, layer="project", settings=settings)]
         if (project.parent / "global.agd").is_file():
-            files.append(open_file(project.parent / "global.agd", "global", settings))
+            files.append(
+                MemoryFile(project.parent / "global.agd", layer="global", settings=settings)
+            )
         entries = [
             e
             for f in files
@@ -158,9 +160,9 @@ import sys
 sys.path.insert(0, {src!r})
 from agd_memory.settings import Settings
 from agd_memory.recall import recall
-from agd_memory.recall._shim_store import open_file
+from agd_memory.store import MemoryFile
 s = Settings.load()
-f = [open_file({path!r}, "project", s)]
+f = [MemoryFile({path!r}, layer="project", settings=s)]
 r = recall("how do we deploy the invoice server backup with the token cache?", f, s)
 print(len(r.render()))
 """
@@ -228,7 +230,7 @@ def latency(blocks: int, runs: int) -> None:
         from agd_memory.settings import Settings
 
         s = Settings.load()
-        files = [open_file(path, "project", s)]
+        files = [MemoryFile(path, layer="project", settings=s)]
         engine.recall("deploy invoice server", files, s)
         t0 = time.perf_counter()
         for _ in range(20):

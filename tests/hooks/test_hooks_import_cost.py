@@ -53,7 +53,6 @@ NOT_ON_THE_HOOK_PATH = (
     "inspect",
     "tempfile",
     "agd.parser",
-    "agd_memory.recall._shim_store",
 )
 
 

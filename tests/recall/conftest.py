@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from recall_helpers import write_memory
 
-from agd_memory.recall._shim_store import ShimFile
+from agd_memory.store import MemoryFile
 from agd_memory.settings import Settings
 
 
@@ -23,7 +23,7 @@ def make_settings(tmp_path: Path):
 
 @pytest.fixture
 def memory_file(tmp_path: Path):
-    def make(blocks: list[str], name: str = "memory.agd", layer: str = "project") -> ShimFile:
-        return ShimFile(write_memory(tmp_path / name, blocks), layer)
+    def make(blocks: list[str], name: str = "memory.agd", layer: str = "project") -> MemoryFile:
+        return MemoryFile(write_memory(tmp_path / name, blocks), layer=layer)
 
     return make

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agd_memory.recall._shim_store import Entry
+from agd_memory.store import Entry
 
 
 def entry(
@@ -16,6 +16,7 @@ def entry(
     status: str | None = None,
     updated: str | None = None,
     refs: tuple[str, ...] = (),
+    supersedes: tuple[str, ...] = (),
     layer: str = "project",
 ) -> Entry:
     attrs: dict = {}
@@ -31,6 +32,7 @@ def entry(
         desc=desc,
         body=body,
         refs=refs,
+        supersedes=supersedes,
         status=status,
         updated=updated,
         layer=layer,

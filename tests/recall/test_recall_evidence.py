@@ -114,8 +114,8 @@ def test_a_superseding_block_inherits_the_old_blocks_match(make_settings) -> Non
         "backup-restic",
         desc="backups with restic on B2",
         body="restic snapshots of the database and media, monthly restore test.",
+        supersedes=("backup-dropbox",),
     )
-    new = type(new)(**{**new.__dict__, "supersedes": ("backup-dropbox",)})
     mem = [ListFile([*FILLER, old, new])]
     prompt = "where does the nightly Dropbox dump go"
     got = [str(c.entry.id) for c in recall(prompt, mem, make_settings()).chosen]

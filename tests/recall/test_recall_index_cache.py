@@ -7,7 +7,7 @@ from pathlib import Path
 from recall_helpers import block, write_memory
 
 from agd_memory.recall import engine, recall
-from agd_memory.recall._shim_store import ShimFile
+from agd_memory.store import MemoryFile
 
 PROMPT = "how do we deploy the release script to the vps?"
 
@@ -25,12 +25,12 @@ def cache_files(settings) -> list[Path]:
 
 def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings) -> None:
     s = make_settings()
-    mf = ShimFile(
+    mf = MemoryFile(
         write_memory(
             tmp_path / "m.agd",
             [block("deploy-vps", "deploy on the vps", "Run scripts/deploy.sh now.")],
         ),
-        "project",
+        layer="project",
     )
     first = recall(PROMPT, [mf], s)
     assert len(cache_files(s)) == 1
@@ -53,7 +53,7 @@ def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings
 def test_cache_is_not_reused_after_the_file_changes(tmp_path, make_settings) -> None:
     s = make_settings()
     path = write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")])
-    mf = ShimFile(path, "project")
+    mf = MemoryFile(path, layer="project")
     assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-vps"]
     write_memory(
         path,
@@ -65,9 +65,9 @@ def test_cache_is_not_reused_after_the_file_changes(tmp_path, make_settings) -> 
 
 def test_a_corrupt_cache_file_is_ignored(tmp_path, make_settings) -> None:
     s = make_settings()
-    mf = ShimFile(
+    mf = MemoryFile(
         write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")]),
-        "project",
+        layer="project",
     )
     recall(PROMPT, [mf], s)
     for f in cache_files(s):
@@ -80,20 +80,20 @@ def test_an_unwritable_cache_folder_does_not_break_recall(tmp_path, make_setting
     blocker = tmp_path / "data"
     blocker.write_text("a file where the data folder should be", encoding="utf-8")
     s = make_settings()
-    mf = ShimFile(
+    mf = MemoryFile(
         write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")]),
-        "project",
+        layer="project",
     )
     assert [c.entry.id for c in recall(PROMPT, [mf], s).chosen] == ["deploy-vps"]
 
 
 def test_a_new_synonyms_file_invalidates_the_cache(tmp_path, make_settings) -> None:
     s = make_settings()
-    mf = ShimFile(
+    mf = MemoryFile(
         write_memory(
             tmp_path / "m.agd", [block("cassa-setup", "till setup at the counter", "Zebra reader.")]
         ),
-        "project",
+        layer="project",
     )
     prompt = "how is the checkout register configured"
     assert recall(prompt, [mf], s).chosen == []
@@ -108,7 +108,7 @@ def test_more_candidates_than_the_cap_still_finds_the_rare_block(tmp_path, make_
     blocks.append(
         block("server-kestrel", "kestrel server restart procedure", "systemctl restart kestrel")
     )
-    mf = ShimFile(write_memory(tmp_path / "m.agd", blocks), "project")
+    mf = MemoryFile(write_memory(tmp_path / "m.agd", blocks), layer="project")
     got = recall("how do I restart the kestrel server?", [mf], s)
     assert got.chosen and got.chosen[0].entry.id == "server-kestrel"
 

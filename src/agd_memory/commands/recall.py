@@ -23,7 +23,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
     """`--file F` (repeatable; the first is the project layer) or the resolved layers."""
-    from ..recall._shim_store import open_file
+    from ..store import MemoryFile
 
     if file_args:
         out = []
@@ -31,7 +31,7 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
             path = Path(name).expanduser()
             if not path.is_file():
                 raise UserError(f"{path}: no such memory file; check the path given to --file")
-            out.append(open_file(path, "project" if i == 0 else "global", settings))
+            out.append(MemoryFile(path, layer="project" if i == 0 else "global", settings=settings))
         return out
     try:
         from .. import paths
@@ -40,7 +40,10 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
             "no memory layers resolvable yet; pass the memory file with --file"
         ) from None
     layers = paths.resolve(settings, cwd=settings.project_cwd or os.getcwd())
-    return [open_file(layer.path, layer.name, settings) for layer in layers.select("all")]
+    return [
+        MemoryFile(layer.path, layer=layer.name, settings=settings)
+        for layer in layers.select("all")
+    ]
 
 
 # ---------------------------------------------------------------- recall

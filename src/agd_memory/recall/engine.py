@@ -237,18 +237,8 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) 
 
 def _entry_type(mf: Any) -> Any:
     """The class to rebuild a file's entries with from the disk cache."""
-    try:
-        from agd_memory.store import Entry, MemoryFile
-    except Exception:
-        Entry = MemoryFile = None  # noqa: N806
-    # the store's files first: the hook then never imports the shim module
-    if MemoryFile is not None and isinstance(mf, MemoryFile):
-        return Entry
-    from ._shim_store import Entry as ShimEntry
-    from ._shim_store import ShimFile
+    from agd_memory.store import Entry
 
-    if isinstance(mf, ShimFile):
-        return ShimEntry
     return Entry
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..store import MemoryFile
 from . import policy
-from ._shim_store import open_file
 from .engine import RecallResult, recall
 
 GLOBAL_NAME = "global.agd"
@@ -141,9 +141,9 @@ def run(
         if not project.is_file():
             raise UserError(f"{cases_path}: corpus {name} not found relative to the cases file")
         global_path = project.parent / GLOBAL_NAME
-        layer_files = [open_file(project, "project", settings)]
+        layer_files = [MemoryFile(project, layer="project", settings=settings)]
         if global_path.is_file() and project.resolve() != global_path.resolve():
-            layer_files.append(open_file(global_path, "global", settings))
+            layer_files.append(MemoryFile(global_path, layer="global", settings=settings))
         files[name] = layer_files
     report = Report()
     for case in cases:
