@@ -69,9 +69,11 @@ def improved_tokens(text: str, min_len: int) -> list[str]:
     """The improved tokenizer (see the module docstring). Order follows the text."""
     out: list[str] = []
     # CJK first: take the runs out so the alphanumeric pass does not see them as words.
+    # Folded like every other token: compatibility ideographs (U+F900..) become their
+    # unified form, and a voiced kana matches its plain form as é matches e.
     if CJK_RUN.search(text):
         for run in CJK_RUN.findall(text):
-            out.extend(_cjk_bigrams(run))
+            out.extend(_cjk_bigrams(fold(run)))
         text = CJK_RUN.sub(" ", text)
     cache = _RUN_CACHE.get(min_len)
     if cache is None or len(cache) > RUN_CACHE_MAX:
