@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from recall_helpers import write_memory
 
-from agd_memory.store import MemoryFile
 from agd_memory.settings import Settings
+from agd_memory.store import MemoryFile
 
 
 @pytest.fixture

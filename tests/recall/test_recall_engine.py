@@ -168,7 +168,7 @@ def test_exact_budget_measures_the_injected_text(make_settings) -> None:
         "deploy-a", desc="deploy release script vps", body="alpha " * 20, updated="2026-01-01"
     )
     b = entry("deploy-b", desc="deploy release script vps", body="beta " * 20, updated="2025-01-01")
-    sizes = [len(engine.render.block_text(e)) + 1 for e in (a, b)]
+    sizes = [len(e.to_agd()) + 1 for e in (a, b)]
     budget_tokens = (sum(sizes) - 5) // 4
     s = make_settings(AGD_RECALL_TOKEN_BUDGET=str(budget_tokens), AGD_RECALL_MIN_SCORE_RATIO="0")
     assert len(recall(PROMPT, [ListFile([a, b])], s).chosen) == 1

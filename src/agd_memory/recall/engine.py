@@ -419,7 +419,7 @@ def _within_budget(
     ranked: list[Match], settings: Any, feats: frozenset[str], words: list[str]
 ) -> RecallResult:
     budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
-    texts = [render.block_text(m.doc.entry) for m in ranked]
+    texts = [m.doc.entry.to_agd() for m in ranked]
     if "exact-budget" in feats:
         sizes = [len(t) + 1 for t in texts]
     else:
