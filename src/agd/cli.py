@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from .errors import AgdError
 
@@ -82,24 +83,21 @@ def read_text(path: str) -> str:
 
 def write_out(text: str) -> None:
     """Text to stdout as UTF-8 whatever the locale."""
-    stream = sys.stdout
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        stream.write(text)
-        return
-    stream.flush()
-    buffer.write(text.encode("utf-8", "surrogatepass"))
-    buffer.flush()
+    _write_utf8(sys.stdout, text, "surrogatepass")
 
 
 def write_err(text: str) -> None:
-    stream = sys.stderr
+    """Text to stderr as UTF-8; what cannot be encoded is escaped, never an error."""
+    _write_utf8(sys.stderr, text, "backslashreplace")
+
+
+def _write_utf8(stream: TextIO, text: str, errors: str) -> None:
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
         stream.write(text)
         return
     stream.flush()
-    buffer.write(text.encode("utf-8", "backslashreplace"))
+    buffer.write(text.encode("utf-8", errors))
     buffer.flush()
 
 

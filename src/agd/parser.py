@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 from itertools import accumulate
+from typing import NamedTuple
 
 from .attrs import parse_attrs
 from .errors import DuplicateId, InvalidId, InvalidTag, ParseError, UnterminatedFence
@@ -209,57 +210,70 @@ def custom_body(p: Parser, i: int, tag: str, rest: str, col: int, block_id: str 
     return p.add(Block(tag, FENCED, body, attrs, block_id), i, close)
 
 
-def list_body(p: Parser, i: int, tag: str, rest: str, col: int, block_id: str | None) -> int:
+class ItemRules(NamedTuple):
+    """What a list or quote body accepts, and the reference's message for each misfit."""
+
+    marker: str
+    """`-` or `>`: an item line is `marker + " "` plus inline text, or the bare marker."""
+    other_kind: str
+    """The line class of the other item kind, refused inside this one."""
+    other_message: str
+    fence_message: str
+    column_message: str
+
+
+LIST_ITEMS = ItemRules(
+    "-",
+    QUOTE_LINE,
+    "quote line `> ` not allowed inside list — close list with blank line first",
+    "fence `~~~` not allowed inside list",
+    "list items must start with `- ` at column 0",
+)
+QUOTE_ITEMS = ItemRules(
+    ">",
+    ITEM_LINE,
+    "list item `- ` not allowed inside quote",
+    "fence `~~~` not allowed inside quote",
+    "quote lines must start with `> ` at column 0",
+)
+
+
+def items_body(
+    p: Parser, i: int, tag: str, rest: str, col: int, block_id: str | None, rules: ItemRules
+) -> int:
+    """The item lines after a `@ul`/`@ol`/`@quote` start line, up to a blank, block or
+    comment line (§1.8)."""
     attrs = parse_attrs(rest, line=i + 1, col=col) if rest else {}
     items: list[list[Inline]] = []
     lines = p.lines
     n = len(lines)
+    prefix = rules.marker + " "
     j = i + 1
     while j < n:
         line = lines[j]
-        if line.startswith("- "):
+        if line.startswith(prefix):
             items.append(parse_inline(line[2:]))
-        elif line == "-":
+        elif line == rules.marker:
             items.append([])
         else:
             kind = classify(line)
             if kind in (EMPTY_LINE, BLOCK_LINE, COMMENT_LINE):
                 break
-            if kind == QUOTE_LINE:
-                raise ParseError(
-                    "quote line `> ` not allowed inside list — close list with blank line first",
-                    line=j + 1,
-                )
+            if kind == rules.other_kind:
+                raise ParseError(rules.other_message, line=j + 1)
             if kind == FENCE_LINE:
-                raise ParseError("fence `~~~` not allowed inside list", line=j + 1)
-            raise ParseError("list items must start with `- ` at column 0", line=j + 1)
+                raise ParseError(rules.fence_message, line=j + 1)
+            raise ParseError(rules.column_message, line=j + 1)
         j += 1
     return p.add(Block(tag, ITEMS, items, attrs, block_id), i, j - 1)
+
+
+def list_body(p: Parser, i: int, tag: str, rest: str, col: int, block_id: str | None) -> int:
+    return items_body(p, i, tag, rest, col, block_id, LIST_ITEMS)
 
 
 def quote_body(p: Parser, i: int, tag: str, rest: str, col: int, block_id: str | None) -> int:
-    attrs = parse_attrs(rest, line=i + 1, col=col) if rest else {}
-    items: list[list[Inline]] = []
-    lines = p.lines
-    n = len(lines)
-    j = i + 1
-    while j < n:
-        line = lines[j]
-        if line.startswith("> "):
-            items.append(parse_inline(line[2:]))
-        elif line == ">":
-            items.append([])
-        else:
-            kind = classify(line)
-            if kind in (EMPTY_LINE, BLOCK_LINE, COMMENT_LINE):
-                break
-            if kind == ITEM_LINE:
-                raise ParseError("list item `- ` not allowed inside quote", line=j + 1)
-            if kind == FENCE_LINE:
-                raise ParseError("fence `~~~` not allowed inside quote", line=j + 1)
-            raise ParseError("quote lines must start with `> ` at column 0", line=j + 1)
-        j += 1
-    return p.add(Block(tag, ITEMS, items, attrs, block_id), i, j - 1)
+    return items_body(p, i, tag, rest, col, block_id, QUOTE_ITEMS)
 
 
 # line class -> handler at the top level (§1.3)

@@ -103,12 +103,7 @@ def id_(ns: argparse.Namespace) -> int:
         raise Fail("specify --add or --strip")
     _, doc = load(ns.file)
     new = ids.add_ids(doc) if ns.add else ids.strip_ids(doc)
-    out = serialize(new)
-    if ns.in_place:
-        write_in_place(ns.file, out, new)
-    else:
-        write_out(out)
-    return 0
+    return _print_or_write(ns, new)
 
 
 def edit(ns: argparse.Namespace) -> int:
@@ -121,9 +116,14 @@ def edit(ns: argparse.Namespace) -> int:
     except InvalidAst as err:
         raise Fail(f"parsing operation JSON: {ns.op}: {err}") from None
     new = ops.apply(doc, op)
-    out = serialize(new)
+    return _print_or_write(ns, new)
+
+
+def _print_or_write(ns: argparse.Namespace, doc: Document) -> int:
+    """The edited document to FILE with `-i` (atomically, checked), else to stdout."""
+    out = serialize(doc)
     if ns.in_place:
-        write_in_place(ns.file, out, new)
+        write_in_place(ns.file, out, doc)
     else:
         write_out(out)
     return 0
