@@ -89,9 +89,14 @@ def stem(token: str) -> str:
     Language-neutral on purpose: prompts mix languages, so the same rule must map
     `releases`, `release`, `rilasci` or `fatture`, `fattura` to shared stems.
     """
+    return _strip_ending(token, _ENDINGS)
+
+
+def _strip_ending(token: str, endings: tuple[str, ...]) -> str:
+    """The first of `endings` leaving at least MIN_STEM characters, then a final vowel."""
     if len(token) <= MIN_STEM or not token.isalpha():
         return token
-    for ending in _ENDINGS:
+    for ending in endings:
         if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
             token = token[: -len(ending)]
             break
@@ -103,12 +108,4 @@ def stem(token: str) -> str:
 def stem_multi(token: str) -> str:
     """The `stem-multi` stemmer: the longest ending of `MULTI_ENDINGS` that leaves at
     least 4 characters, then a final vowel (same language-neutral idea as `stem`)."""
-    if len(token) <= MIN_STEM or not token.isalpha():
-        return token
-    for ending in MULTI_ENDINGS:
-        if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
-            token = token[: -len(ending)]
-            break
-    if len(token) > MIN_STEM and token[-1] in _VOWELS:
-        token = token[:-1]
-    return token
+    return _strip_ending(token, MULTI_ENDINGS)
