@@ -131,28 +131,24 @@ class Entry(_Row):
         )
 
 
+FIELDS = (
+    "id", "kind", "desc", "body", "refs", "status", "created", "updated",
+    "supersedes", "layer", "path", "line", "attrs",
+)  # fmt: skip
+"""Entry's fields as a dataclass would list them (the store contract's order)."""
+
+
 @cache
 def _entry_fields_class() -> type:
     """A dataclass with Entry's fields; only its field table is used (see `_DataclassTable`)."""
     import dataclasses
 
-    @dataclasses.dataclass(frozen=True)
-    class _EntryFields:
-        id: str
-        kind: str
-        desc: str | None
-        body: str
-        refs: tuple[str, ...]
-        status: str | None
-        created: str | None
-        updated: str | None
-        supersedes: tuple[str, ...]
-        layer: str
-        path: Path
-        line: int
-        attrs: dict[str, Any]
-
-    return _EntryFields
+    # the annotations as source strings, as `from __future__ import annotations` gives them
+    types = {k: getattr(t, "__forward_arg__", t) for k, t in _Row.__annotations__.items()}
+    types["attrs"] = "dict[str, Any]"
+    return dataclasses.make_dataclass(
+        "_EntryFields", [(name, types[name]) for name in FIELDS], frozen=True
+    )
 
 
 class _DataclassTable:
