@@ -21,12 +21,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agd.lines import is_identifier
+
 from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
 from .headless import KINDS, MAX_PROPOSALS
 
-IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 DESC_CHARS = 200
 BODY_CHARS = 4000
 GLOBAL_KINDS = ("x-user", "x-feedback")
@@ -75,14 +76,6 @@ class Report:
         return [o.id for o in self.outcomes if o.saved]
 
 
-def suggest_id(raw: str) -> str:
-    """The reference's suggested id: runs of other characters become `-`, edges trimmed."""
-    text = re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")
-    if not text:
-        return "x-entry"
-    return text if re.match(r"[A-Za-z_]", text) else f"x-{text}"
-
-
 def validate(raw: object) -> Proposal:
     """One raw proposal as a `Proposal`; UserError names what is wrong."""
     if not isinstance(raw, dict):
@@ -96,7 +89,12 @@ def validate(raw: object) -> Proposal:
     raw_id = str(raw.get("id") or "").strip().lstrip("#")
     if not raw_id:
         raise UserError("a proposal has no id")
-    block_id = raw_id if IDENT.match(raw_id) else suggest_id(raw_id)
+    if is_identifier(raw_id):
+        block_id = raw_id
+    else:
+        from ..store.rules import suggest_id  # the store's rule; imported only when needed
+
+        block_id = suggest_id(raw_id)
     if block_id != raw_id:
         notes.append(f"id `{raw_id}` became `{block_id}`")
     if len(block_id) > 64:
@@ -125,7 +123,7 @@ def validate(raw: object) -> Proposal:
         dict.fromkeys(
             s
             for s in (str(x).strip().lstrip("#") for x in sup_raw if isinstance(x, (str, int)))
-            if IDENT.match(s) and s != block_id
+            if is_identifier(s) and s != block_id
         )
     )
     scope = str(raw.get("scope") or "project").strip().lower()

@@ -15,10 +15,10 @@ quoted (the earlier `migrate_lifecycle` wrote `created=2026-06-25` unquoted).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+from agd.lines import is_identifier
+
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
@@ -44,7 +44,7 @@ def render_value(value: str | int | bool) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    if IDENT.match(value) and value not in ("true", "false"):
+    if is_identifier(value) and value not in ("true", "false"):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

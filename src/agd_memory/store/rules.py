@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from agd.lines import is_identifier
+
 from ..errors import SaveRejected
 from ..settings import Settings
-from .entry import IDENT
 
 VALID_STATUS = ("open", "done", "superseded")
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
-_IDENT_RE = re.compile(IDENT)
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SCAFFOLD = (
@@ -55,16 +55,12 @@ def suggest_id(raw: str) -> str:
     return s
 
 
-def is_ident(text: str) -> bool:
-    return _IDENT_RE.fullmatch(text) is not None
-
-
 def check_id(raw: str, where: str) -> str:
     """The id without one leading `#`; `SaveRejected` with a suggestion when invalid."""
     block_id = raw.strip()
     if block_id.startswith("#"):
         block_id = block_id[1:]
-    if not is_ident(block_id):
+    if not is_identifier(block_id):
         raise SaveRejected(
             f"save rejected: invalid id `{raw}` for {where}: ids are ASCII letters, digits, "
             f"`_` and `-`, starting with a letter or `_`; try `{suggest_id(block_id)}`. "
@@ -78,7 +74,7 @@ def check_kind(raw: str, where: str) -> str:
     kind = raw.strip().lstrip("@")
     if not kind.startswith("x-") and f"x-{kind}" in CONVENTIONAL_KINDS:
         kind = f"x-{kind}"
-    if not (kind.startswith("x-") and is_ident(kind[2:])):
+    if not (kind.startswith("x-") and is_identifier(kind[2:])):
         raise SaveRejected(
             f"save rejected: invalid kind `{raw}` for {where}: use x-user, x-feedback, x-project, "
             "x-reference or another `x-<name>`. Nothing was written."
@@ -131,7 +127,7 @@ def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[s
         i = str(v).strip().lstrip("#")
         if not i:
             continue
-        if not is_ident(i):
+        if not is_identifier(i):
             raise SaveRejected(
                 f"save rejected: {what} names an invalid id `{v}` for {where}; "
                 f"try `{suggest_id(i)}`. Nothing was written."
