@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -12,13 +11,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..settings import VARIABLES, Settings, read_config, write_config
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UserError (one line, exit 1) instead of exiting with usage."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UserError(f"{self.prog}: {message}")
+from .args import emit_json, verb_parser
 
 
 def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
@@ -33,12 +26,8 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
                 raise UserError(f"{path}: no such memory file; check the path given to --file")
             out.append(MemoryFile(path, layer="project" if i == 0 else "global", settings=settings))
         return out
-    try:
-        from .. import paths
-    except ImportError:
-        raise UserError(
-            "no memory layers resolvable yet; pass the memory file with --file"
-        ) from None
+    from .. import paths
+
     layers = paths.resolve(settings, cwd=settings.project_cwd or os.getcwd())
     return [
         MemoryFile(layer.path, layer=layer.name, settings=settings)
@@ -50,17 +39,10 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
 
 
 def recall(argv: list[str]) -> int:
-    """Print what auto-recall would inject for PROMPT.
-
-    Example: agd-memory recall "how do we deploy?" --json
-    """
+    """Print what auto-recall would inject for PROMPT."""
     from ..recall import engine
 
-    p = _Parser(
-        prog="agd-memory recall",
-        description=recall.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = verb_parser("recall", recall.__doc__, 'agd-memory recall "how do we deploy?" --json')
     p.add_argument("prompt", help="the prompt, as the user would type it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--file", action="append", help="memory file (repeat: project, then global)")
@@ -69,7 +51,7 @@ def recall(argv: list[str]) -> int:
     result = engine.recall(args.prompt, _memory_files(settings, args.file), settings)
     text = result.render()
     if args.json:
-        print(json.dumps(recall_json(result), ensure_ascii=False, indent=2))
+        emit_json(recall_json(result))
         return 0
     if result.skipped:
         print(f"nothing injected: {result.skipped}")
@@ -113,17 +95,10 @@ def recall_json(result: Any) -> dict[str, Any]:
 
 
 def search(argv: list[str]) -> int:
-    """Ranked search over the memory layers (recall's gates do not apply).
-
-    Example: agd-memory search "backup restore" --limit 5 --json
-    """
+    """Ranked search over the memory layers (recall's gates do not apply)."""
     from ..recall import search as ranked
 
-    p = _Parser(
-        prog="agd-memory search",
-        description=search.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = verb_parser("search", search.__doc__, 'agd-memory search "backup restore" --limit 5 --json')
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10, help="most hits (default 10)")
     p.add_argument("--kind", help="only this kind, e.g. x-project or project")
@@ -137,7 +112,7 @@ def search(argv: list[str]) -> int:
         args.query, _memory_files(settings, args.file), settings, kind=args.kind, limit=args.limit
     )
     if args.json:
-        print(json.dumps([search_json(h) for h in hits], ensure_ascii=False, indent=2))
+        emit_json([search_json(h) for h in hits])
         return 0
     if not hits:
         print(f"no blocks match {args.query!r}")
@@ -181,17 +156,12 @@ def eval_settings(overrides: list[str]) -> Settings:
 
 
 def evaluate(argv: list[str]) -> int:
-    """Run a recall evaluation over a cases file through the hook's own gates and policy.
-
-    Example: agd-memory eval shared/eval/recall-dev/cases.json --verbose
-    """
+    """Run a recall evaluation over a cases file through the hook's own gates and policy."""
     from ..recall import evaluate as ev
     from ..recall import features
 
-    p = _Parser(
-        prog="agd-memory eval",
-        description=evaluate.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = verb_parser(
+        "eval", evaluate.__doc__, "agd-memory eval shared/eval/recall-dev/cases.json --verbose"
     )
     p.add_argument("cases", help="cases JSON; corpora and global.agd sit beside it")
     p.add_argument("--no-fuzzy", action="store_true", help="cognates off (AGD_RECALL_NO_FUZZY)")

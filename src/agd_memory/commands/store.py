@@ -10,29 +10,17 @@ line with exit status 1.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
 from .. import paths, store
 from ..errors import UserError
 from ..settings import Settings
+from .args import VerbParser, emit_json, verb_parser
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad argument as a one-line `UserError` (exit 1)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        verb = self.prog.split()[-1]
-        raise UserError(f"{verb}: {message} (see `{self.prog} --help`)")
-
-
-def _parser(verb: str, description: str, example: str) -> _Parser:
-    p = _Parser(
-        prog=f"agd-memory {verb}",
-        description=f"{description}\n\nExample:\n  {example}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def _parser(verb: str, description: str, example: str) -> VerbParser:
+    p = verb_parser(verb, description, example)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--cwd", help="project folder (default: the current folder)")
     return p
@@ -58,10 +46,6 @@ def _id_list(text: str | None) -> list[str] | None:
     if text is None:
         return None
     return [p.strip().lstrip("#") for p in text.split(",") if p.strip().lstrip("#")]
-
-
-def _emit(data: object) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 # -- save ----------------------------------------------------------------------------
@@ -103,7 +87,7 @@ def save(argv: list[str]) -> int:
         allow_secrets=args.allow_secrets,
     )
     if args.json:
-        _emit(
+        emit_json(
             {
                 "id": result.id,
                 "kind": result.kind,
@@ -157,7 +141,7 @@ def get(argv: list[str]) -> int:
         limit=args.limit,
     )
     if args.json:
-        _emit({"entries": [e.to_dict() for e in result.entries], "missing": result.missing})
+        emit_json({"entries": [e.to_dict() for e in result.entries], "missing": result.missing})
     else:
         sys.stdout.write("\n".join(e.to_agd() for e in result.entries))
     if result.missing:
@@ -205,7 +189,7 @@ def toc(argv: list[str]) -> int:
                 "refs",
                 "supersedes",
             )
-            _emit([{k: v for k, v in e.to_dict().items() if k in keys} for e in entries])
+            emit_json([{k: v for k, v in e.to_dict().items() if k in keys} for e in entries])
         else:
             for e in entries:
                 notes = ", ".join(x for x in (e.status, e.date) if x)
@@ -231,7 +215,7 @@ def delete(argv: list[str]) -> int:
     args = p.parse_args(argv)
     result = _files(args)[0].delete(args.id)
     if args.json:
-        _emit(
+        emit_json(
             {
                 "id": result.id,
                 "kind": result.kind,
@@ -257,7 +241,7 @@ def rename(argv: list[str]) -> int:
     args = p.parse_args(argv)
     result = _files(args)[0].rename(args.old, args.new)
     if args.json:
-        _emit(
+        emit_json(
             {
                 "old": result.old,
                 "new": result.new,
@@ -291,7 +275,7 @@ def where(argv: list[str]) -> int:
         }
     report["index"] = {"path": str(paths.index_file(settings))}
     if args.json:
-        _emit(report)
+        emit_json(report)
         return 0
     for name in ("project", "global"):
         info = report[name]
