@@ -36,7 +36,7 @@ from agd.atomic import write_atomic
 
 from . import debuglog
 from .errors import MemoryFileError, UserError
-from .settings import Settings
+from .settings import Settings, read_json_object
 
 MEMORY_FILE_IN_FOLDER = Path("memory") / "memory.agd"
 INDEX_NAME = ".agd-memory-index.json"
@@ -356,17 +356,14 @@ def legacy_remote_key(url: str) -> str:
 def read_index(settings: Settings) -> dict[str, str] | None:
     """The index as a dict; `{}` when missing, None when present but unreadable or malformed
     (then it is never overwritten, so a hand-edited index with a typo is not lost)."""
-    path = index_file(settings)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        debuglog.log(f"paths: ignoring the git-remote index {path}: {exc}")
-        return None
-    if not isinstance(data, dict):
-        debuglog.log(f"paths: ignoring the git-remote index {path}: not a JSON object")
-        return None
+    data = read_json_object(index_file(settings), _INDEX_LOG)
+    return None if data is None else _remote_pairs(data)
+
+
+_INDEX_LOG = "paths: git-remote index"
+
+
+def _remote_pairs(data: dict[str, object]) -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
@@ -401,13 +398,9 @@ def record_remote(settings: Settings, remote: str, path: Path) -> bool:
         return False
     try:
         with exclusive(lock_path_for(target), timeout=5.0):
-            index = read_index(settings)
-            if index is None or _live_entry(index, remote):
+            raw = read_json_object(target, _INDEX_LOG)
+            if raw is None or _live_entry(_remote_pairs(raw), remote):
                 return False
-            try:
-                raw = json.loads(target.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raw = {}
             raw[remote] = str(path)
             write_atomic(target, json.dumps(raw, indent=2, sort_keys=True) + "\n")
             return True

@@ -247,16 +247,22 @@ def _data_dir(env: Mapping[str, str]) -> Path:
 
 def read_config(path: Path) -> dict[str, object]:
     """The config file as a dict; missing, unreadable or malformed gives `{}` (logged)."""
+    return read_json_object(path, "settings") or {}
+
+
+def read_json_object(path: Path, who: str) -> dict[str, object] | None:
+    """A JSON object file: `{}` when missing, None (logged under `who`) when unreadable or
+    not a JSON object. The config file and the git-remote index are read this way."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
-        debuglog.log(f"settings: ignoring {path}: {exc}")
-        return {}
+        debuglog.log(f"{who}: ignoring {path}: {exc}")
+        return None
     if not isinstance(data, dict):
-        debuglog.log(f"settings: ignoring {path}: not a JSON object")
-        return {}
+        debuglog.log(f"{who}: ignoring {path}: not a JSON object")
+        return None
     return data
 
 
