@@ -24,31 +24,8 @@ from e2e_harness import (
 
 pytestmark = pytest.mark.e2e
 
-MEMORY = """\
-@meta format=agd version=1 [#meta]
-
-@h1 Project memory [#root]
-
-@h2 Feedback [#h-feedback]
-
-@x-feedback desc="squash merge only, the PR title becomes the commit subject" created="2026-10-01" [#feedback-squash-merge]
-~~~
-Merge pull requests with squash merge only; the PR title becomes the commit subject.
-~~~
-
-@h2 Project [#h-project]
-
-@x-project desc="staging Postgres sits behind pgbouncer on port 6432" created="2026-10-02" [#project-staging-pgbouncer]
-~~~
-The staging Postgres database is reached through pgbouncer on port 6432, never directly on 5432.
-Migrations against staging run with `make migrate-staging` from the ops box.
-~~~
-
-@x-project desc="release train leaves every second Tuesday" status=open created="2026-10-03" [#project-release-train]
-~~~
-Releases are cut every second Tuesday; the freeze starts the Friday before.
-~~~
-"""
+MEMORY = (REPO / "tests" / "hooks" / "fixtures" / "project-memory.agd").read_text(encoding="utf-8")
+"""The memory the hook integration tests use too."""
 
 RECALL_HEADER = "[agd-memory:auto-recall]"
 

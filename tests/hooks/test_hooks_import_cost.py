@@ -15,11 +15,8 @@ import sys
 import pytest
 from hookutil import LAUNCHER, load_payload
 
-pytest.importorskip("agd_memory.store", reason="needs the store")
-pytest.importorskip("agd_memory.recall", reason="needs recall")
-
-from agd_memory import paths  # noqa: E402
-from agd_memory.settings import Settings  # noqa: E402
+from agd_memory import paths
+from agd_memory.settings import Settings
 
 MEMORY = """\
 @meta format=agd version=1 [#meta]

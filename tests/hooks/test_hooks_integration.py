@@ -6,7 +6,6 @@ payloads, so they check what a user gets, not what the adapter was told.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -15,42 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-from hookutil import LAUNCHER, REPO, RUNNER, context_of, debug_log, load_payload, run_hook
+from hookutil import FIXTURES, LAUNCHER, REPO, RUNNER, context_of, debug_log, load_payload, run_hook
 
-pytest.importorskip("agd_memory.store", reason="needs the store (store helper)")
-pytest.importorskip("agd_memory.recall", reason="needs recall (recall helper)")
-needs_toc = pytest.mark.skipif(
-    importlib.util.find_spec("agd_memory.toc") is None,
-    reason="needs the table of contents, agd_memory.toc (store helper)",
-)
+from agd_memory import paths
+from agd_memory.settings import Settings
 
-from agd_memory import paths  # noqa: E402
-from agd_memory.settings import Settings  # noqa: E402
-
-PROJECT_MEMORY = """\
-@meta format=agd version=1 [#meta]
-
-@h1 Project memory [#root]
-
-@h2 Feedback [#h-feedback]
-
-@x-feedback desc="squash merge only, the PR title becomes the commit subject" created="2026-10-01" [#feedback-squash-merge]
-~~~
-Merge pull requests with squash merge only; the PR title becomes the commit subject.
-~~~
-
-@h2 Project [#h-project]
-
-@x-project desc="staging Postgres sits behind pgbouncer on port 6432" created="2026-10-02" [#project-staging-pgbouncer]
-~~~
-The staging Postgres database is reached through pgbouncer on port 6432, never directly on 5432.
-~~~
-
-@x-project desc="release train leaves every second Tuesday" status=open created="2026-10-03" [#project-release-train]
-~~~
-Releases are cut every second Tuesday; the freeze starts the Friday before.
-~~~
-"""
+PROJECT_MEMORY = (FIXTURES / "project-memory.agd").read_text(encoding="utf-8")
+"""Three entries under two sections; the e2e tests use the same file."""
 
 GLOBAL_MEMORY = """\
 @meta format=agd version=1 [#meta]
@@ -92,7 +62,6 @@ def prompt(project: Path, env: dict[str, str], text: str) -> subprocess.Complete
 # -- SessionStart -------------------------------------------------------------------------
 
 
-@needs_toc
 def test_session_start_injects_toc_of_both_layers(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
     write_layer(hook_env, project, GLOBAL_MEMORY, "global")
@@ -105,7 +74,6 @@ def test_session_start_injects_toc_of_both_layers(project, hook_env) -> None:
     assert "never directly on 5432" not in context  # bodies stay out of the TOC
 
 
-@needs_toc
 @pytest.mark.parametrize("source", ["startup", "resume", "compact"])
 def test_session_start_answers_every_source(project, hook_env, source) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
@@ -114,7 +82,6 @@ def test_session_start_answers_every_source(project, hook_env, source) -> None:
     assert "project-release-train" in context_of(proc.stdout, "SessionStart")
 
 
-@needs_toc
 def test_session_start_through_the_shell_runner(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
     env = dict(hook_env, CLAUDE_PLUGIN_ROOT=str(REPO))
@@ -122,7 +89,6 @@ def test_session_start_through_the_shell_runner(project, hook_env) -> None:
     assert "project-staging-pgbouncer" in context_of(proc.stdout, "SessionStart")
 
 
-@needs_toc
 def test_project_comes_from_payload_cwd_not_process_cwd(project, tmp_path, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
     elsewhere = tmp_path / "elsewhere"
@@ -147,7 +113,6 @@ def test_session_start_silent_without_memory(project, hook_env) -> None:
 BROKEN = '@meta format=agd version=1 [#meta]\n\n@x-project desc="x" [#a]\n~~~\nunclosed fence\n'
 
 
-@needs_toc
 def test_broken_project_file_leaves_global_layer(project, hook_env) -> None:
     bad = write_layer(hook_env, project, BROKEN)
     write_layer(hook_env, project, GLOBAL_MEMORY, "global")
@@ -270,7 +235,6 @@ def count_tokens(text: str) -> int:
     return tokens.count(text) if tokens.is_exact() else (len(text) * 5 + 13) // 14
 
 
-@needs_toc
 @pytest.mark.slow
 def test_ten_thousand_blocks_respect_the_budget(project, hook_env) -> None:
     write_layer(hook_env, project, big_memory(10_000))
@@ -303,7 +267,6 @@ def test_ten_thousand_blocks_respect_the_budget(project, hook_env) -> None:
 
 
 def test_session_end_returns_at_once_and_prints_nothing(project, hook_env) -> None:
-    pytest.importorskip("agd_memory.distill.hook", reason="needs the distiller's SessionEnd hook")
     write_layer(hook_env, project, PROJECT_MEMORY)
     payload = load_payload(
         "session-end-other", cwd=str(project), transcript_path=str(project / "missing.jsonl")

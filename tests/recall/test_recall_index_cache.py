@@ -114,9 +114,8 @@ def test_more_candidates_than_the_cap_still_finds_the_rare_block(tmp_path, make_
 
 
 def test_entries_rebuilt_from_the_cache_equal_the_stores(tmp_path, make_settings) -> None:
-    import pytest
+    from agd_memory import store
 
-    store = pytest.importorskip("agd_memory.store")
     s = make_settings()
     path = write_memory(
         tmp_path / "m.agd",
