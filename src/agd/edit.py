@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import DuplicateId, IdNotFound, InvalidAst, InvalidEdit
+from .inline import merge_text
 from .jsonast import attr_value_from_json, block_from_dict, block_to_dict
 from .lines import is_identifier
 from .model import BUILTIN_TAGS, EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
@@ -145,19 +146,6 @@ def normalise(block: Block) -> Block:
     if block.content_type == ITEMS:
         return block.copy(value=[merge_text(item) for item in block.value or []])  # type: ignore[union-attr]
     return block
-
-
-def merge_text(nodes: list[Inline]) -> list[Inline]:
-    out: list[Inline] = []
-    for node in map(Inline._make, nodes):
-        if node.kind == "text":
-            if not node.text:
-                continue
-            if out and out[-1].kind == "text":
-                out[-1] = Inline("text", out[-1].text + node.text)
-                continue
-        out.append(node)
-    return out
 
 
 INLINE_KINDS = ("text", "bold", "italic", "code", "ref")

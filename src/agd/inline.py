@@ -43,3 +43,18 @@ def parse_inline(text: str) -> list[Inline]:
     if pending < n:
         nodes.append(Inline("text", text[pending:]))
     return nodes
+
+
+def merge_text(nodes: list[Inline]) -> list[Inline]:
+    """Adjacent text runs joined, empty ones dropped; other nodes kept as they are.
+    Accepts plain `(kind, text)` pairs (an edit op's JSON) as well as `Inline`s."""
+    out: list[Inline] = []
+    for node in map(Inline._make, nodes):
+        if node.kind == "text":
+            if not node.text:
+                continue
+            if out and out[-1].kind == "text":
+                out[-1] = Inline("text", out[-1].text + node.text)
+                continue
+        out.append(node)
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AgdError, MissingDependency
+from ..inline import merge_text
 from ..model import FENCED, INLINE, ITEMS, Block, Document, Inline
 from ..parser import parse
 from ..serializer import serialize, serialize_block
@@ -40,19 +41,6 @@ def markdown_parser() -> Any:
             "convert from-md needs markdown-it-py: pip install markdown-it-py"
         ) from None
     return MarkdownIt("commonmark").enable(["table", "strikethrough"])
-
-
-def merge(nodes: list[Inline]) -> list[Inline]:
-    out: list[Inline] = []
-    for node in nodes:
-        if node.kind == "text":
-            if not node.text:
-                continue
-            if out and out[-1].kind == "text":
-                out[-1] = Inline("text", out[-1].text + node.text)
-                continue
-        out.append(node)
-    return out
 
 
 def inline_nodes(token: Any) -> list[Inline]:
@@ -94,7 +82,7 @@ def inline_nodes(token: Any) -> list[Inline]:
         elif t == "image":
             emit("text", child.content)
         # link_open/link_close, s_open/s_close: markup dropped, their text is kept
-    nodes = merge(nodes)
+    nodes = merge_text(nodes)
     if nodes and nodes[-1].kind == "text":
         # a trailing break or space would survive in AGD but not in Markdown
         text = nodes[-1].text.rstrip()
@@ -212,12 +200,12 @@ class Reader:
                 current.extend(inline_nodes(tok))
             elif t in ("fence", "code_block", "html_block"):
                 if items:
-                    out.append(Block(kind, ITEMS, [merge(item) for item in items]))
+                    out.append(Block(kind, ITEMS, [merge_text(item) for item in items]))
                 out.append(code_block(tok))
                 items = []
                 stack = [None] * len(stack)
         if items or not out:
-            out.append(Block(kind, ITEMS, [merge(item) for item in items]))
+            out.append(Block(kind, ITEMS, [merge_text(item) for item in items]))
         return out, close + 1
 
     def quote(self, i: int) -> tuple[list[Block], int]:
@@ -246,10 +234,10 @@ class Reader:
                 if lists:
                     prefix += "  " * (lists - 1) + ("- " if first_in_item else "  ")
                     first_in_item = False
-                lines.append(merge([Inline("text", prefix), *inline_nodes(tok)]))
+                lines.append(merge_text([Inline("text", prefix), *inline_nodes(tok)]))
             elif t in ("fence", "code_block", "html_block"):
                 for line in tok.content.rstrip("\n").split("\n"):
-                    lines.append(merge([Inline("text", "> " * quotes + line)]))
+                    lines.append(merge_text([Inline("text", "> " * quotes + line)]))
         return [Block("quote", ITEMS, lines)], close + 1
 
     def table(self, i: int) -> tuple[list[Block], int]:
