@@ -48,6 +48,11 @@ def _id_list(text: str | None) -> list[str] | None:
     return [p.strip().lstrip("#") for p in text.split(",") if p.strip().lstrip("#")]
 
 
+def _result_json(result: store.DeleteResult | store.RenameResult) -> dict[str, object]:
+    """A delete or rename result as JSON: its fields in order, the path as a string."""
+    return {**result._asdict(), "path": str(result.path)}
+
+
 # -- save ----------------------------------------------------------------------------
 
 
@@ -215,15 +220,7 @@ def delete(argv: list[str]) -> int:
     args = p.parse_args(argv)
     result = _files(args)[0].delete(args.id)
     if args.json:
-        emit_json(
-            {
-                "id": result.id,
-                "kind": result.kind,
-                "path": str(result.path),
-                "cited_by": list(result.cited_by),
-                "message": result.message,
-            }
-        )
+        emit_json(_result_json(result))
     else:
         print(result.message)
     return 0
@@ -241,15 +238,7 @@ def rename(argv: list[str]) -> int:
     args = p.parse_args(argv)
     result = _files(args)[0].rename(args.old, args.new)
     if args.json:
-        emit_json(
-            {
-                "old": result.old,
-                "new": result.new,
-                "path": str(result.path),
-                "rewritten": list(result.rewritten),
-                "message": result.message,
-            }
-        )
+        emit_json(_result_json(result))
     else:
         print(result.message)
     return 0
