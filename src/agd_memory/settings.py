@@ -90,45 +90,47 @@ VARIABLES: tuple[Variable, ...] = (
 class Settings:
     """All settings, immutable. Build with `Settings.load()`; tests use `Settings.load(env)`.
 
-    Keyword arguments set fields (`Settings(recall_top_k=5)`); the class attributes below
-    are the defaults. Equality, hashing and `repr` go by the fields (see `FIELDS`).
+    Keyword arguments set fields (`Settings(recall_top_k=5)`); a field not given takes its
+    default from `VARIABLES`. Equality, hashing and `repr` go by the fields (see `FIELDS`).
     """
 
-    memory_file: str | None = None
-    project_cwd: str | None = None
-    home: str | None = None
-    global_file: str | None = None
-    today: str | None = None
-    toc_token_budget: int = 2000
-    recall_disabled: bool = False
-    recall_top_k: int = 3
-    recall_min_words: int = 3
-    recall_min_word_len: int = 3
-    recall_token_budget: int = 1200
-    recall_max_prompt_chars: int = 4000
-    recall_min_score_ratio: float = 0.35
-    recall_min_score: float = 0.6
-    recall_allow_body_only: bool = False
-    recall_allow_superseded: bool = False
-    recall_no_global: bool = False
-    recall_no_fuzzy: bool = False
-    recall_fuzzy_anchor_min: int = 2
-    recall_code_line_ratio: float = 0.4
-    recall_debug: bool = False
-    recall_langs: tuple[str, ...] | None = None
-    recall_stopwords_file: str | None = None
-    recall_synonyms_file: str | None = None
-    distill_disabled: bool = False
-    distill_guard: bool = False
-    distill_model: str = "claude-sonnet-4-6"
-    distill_retries: int = 3
-    distill_backoff_s: float = 30.0
-    distill_lock_stale_s: float = 1800.0
-    distill_timeout_s: float = 300.0
-    distill_min_tool_uses: int = 4
-    distill_min_edits: int = 1
-    distill_claude: str = "claude"
-    distill_excerpt_chars: int = 60000
+    # One field per `VARIABLES` row, same order; the defaults are the table's, set on the
+    # class just after it, so each default is written once.
+    memory_file: str | None
+    project_cwd: str | None
+    home: str | None
+    global_file: str | None
+    today: str | None
+    toc_token_budget: int
+    recall_disabled: bool
+    recall_top_k: int
+    recall_min_words: int
+    recall_min_word_len: int
+    recall_token_budget: int
+    recall_max_prompt_chars: int
+    recall_min_score_ratio: float
+    recall_min_score: float
+    recall_allow_body_only: bool
+    recall_allow_superseded: bool
+    recall_no_global: bool
+    recall_no_fuzzy: bool
+    recall_fuzzy_anchor_min: int
+    recall_code_line_ratio: float
+    recall_debug: bool
+    recall_langs: tuple[str, ...] | None
+    recall_stopwords_file: str | None
+    recall_synonyms_file: str | None
+    distill_disabled: bool
+    distill_guard: bool
+    distill_model: str
+    distill_retries: int
+    distill_backoff_s: float
+    distill_lock_stale_s: float
+    distill_timeout_s: float
+    distill_min_tool_uses: int
+    distill_min_edits: int
+    distill_claude: str
+    distill_excerpt_chars: int
 
     data_dir: Path
     """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.
@@ -212,6 +214,10 @@ class Settings:
 
 FIELDS: tuple[str, ...] = tuple(Settings.__annotations__)
 """Every field of `Settings`, in order (the annotated class attributes)."""
+
+for _var in VARIABLES:
+    type.__setattr__(Settings, _var.attr, _var.default)
+del _var
 
 _INVALID = object()
 
