@@ -4,10 +4,16 @@ Hooks fail open and print nothing, so the reason has to go somewhere a user can
 find it: `$CLAUDE_PLUGIN_DATA/debug.log` (or the data folder's fallback), and
 stderr too when `AGD_RECALL_DEBUG` or `AGD_MEMORY_DEBUG` is on. Writing never
 raises.
+
+This is the one module below the entry points that reads the environment itself: the
+log must work where no `Settings` exists yet (inside `Settings.load()`, in a hook that
+failed before building one), so it reads its own two switches and the data folder
+(`settings.data_dir_from`) from `os.environ` at each call.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -17,14 +23,9 @@ MAX_BYTES = 256 * 1024
 
 
 def _log_path() -> Path:
-    env = os.environ
-    if env.get("CLAUDE_PLUGIN_DATA"):
-        base = Path(env["CLAUDE_PLUGIN_DATA"])
-    elif env.get("XDG_DATA_HOME"):
-        base = Path(env["XDG_DATA_HOME"]) / "agd-memory"
-    else:
-        base = Path(env.get("HOME") or Path.home()) / ".local" / "share" / "agd-memory"
-    return base / "debug.log"
+    from .settings import data_dir_from  # settings imports this module; import at call time
+
+    return data_dir_from(os.environ) / "debug.log"
 
 
 def _on(name: str) -> bool:
@@ -35,10 +36,8 @@ def log(message: str) -> None:
     """Append one line to the debug log (rotated at 256 KiB); echo to stderr in debug mode."""
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n"
     if _on("AGD_RECALL_DEBUG") or _on("AGD_MEMORY_DEBUG"):
-        try:
+        with contextlib.suppress(Exception):
             sys.stderr.write(f"[agd-memory] {message}\n")
-        except Exception:
-            pass
     try:
         path = _log_path()
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -175,7 +175,7 @@ class Settings:
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        data_dir = _data_dir(env)
+        data_dir = data_dir_from(env)
         config = read_config(data_dir / CONFIG_FILE_NAME)
         values: dict[str, object] = {}
         sources: dict[str, str] = {}
@@ -242,7 +242,8 @@ def _convert(var: Variable, raw: object) -> object:
     return text if text else None
 
 
-def _data_dir(env: Mapping[str, str]) -> Path:
+def data_dir_from(env: Mapping[str, str]) -> Path:
+    """The plugin data folder `env` names (see `Settings.data_dir`); the debug log uses it too."""
     if env.get("CLAUDE_PLUGIN_DATA"):
         return Path(env["CLAUDE_PLUGIN_DATA"]).expanduser()
     if env.get("XDG_DATA_HOME"):
