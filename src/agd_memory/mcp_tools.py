@@ -317,16 +317,12 @@ def _refuse_secrets(block_id: str, content: str, desc: str | None) -> None:
     """
     from . import secrets
 
-    found = [("desc", f) for f in secrets.find(desc or "")]
-    found += [(f"content line {f.line}", f) for f in secrets.find(content)]
-    if not found:
+    found = secrets.describe(content, desc)
+    if found is None:
         return
-    where, first = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
     raise SaveRejected(
-        f"save rejected: #{block_id.strip().lstrip('#')} holds what looks like {article} {first.kind} "
-        f"({first.excerpt}) in {where}{more}. Memory is plain text read back into every session: "
+        f"save rejected: #{block_id.strip().lstrip('#')} holds what looks like {found}. "
+        "Memory is plain text read back into every session: "
         'save where the secret is kept (e.g. "the deploy token is in the CI secret DEPLOY_TOKEN"), '
         "never its value. Nothing was written."
     )

@@ -152,10 +152,17 @@ def redact(text: str) -> str:
     return "".join(out)
 
 
-def describe(finding: Finding, where: str = "line") -> str:
-    """`a GitHub token (ghp_…) on line 3`: for rejection messages."""
-    article = "an" if finding.kind[0].lower() in "aeiou" else "a"
-    return f"{article} {finding.kind} ({finding.excerpt}) on {where} {finding.line}"
+def describe(content: str, desc: str | None = None) -> str | None:
+    """What a save would refuse, for its message, or None when nothing secret-shaped is found:
+    `a GitHub token (ghp_…) in content line 3 (and 1 more)`. The desc is looked at first."""
+    found = [("desc", f) for f in find(desc or "")]
+    found += [(f"content line {f.line}", f) for f in find(content)]
+    if not found:
+        return None
+    where, first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
+    return f"{article} {first.kind} ({first.excerpt}) in {where}{more}"
 
 
 def _excerpt(secret: str) -> str:

@@ -16,7 +16,6 @@ from ..settings import Settings
 
 VALID_STATUS = ("open", "done", "superseded")
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SCAFFOLD = (
     "@meta format=agd version=1 [#meta]\n"
@@ -142,31 +141,14 @@ def check_secrets(content: str, desc: str | None, where: str) -> None:
     # store, and readers (a hook on every prompt) never need it.
     from .. import secrets
 
-    found = [("desc", f) for f in secrets.find(desc or "")]
-    found += [("content line", f) for f in secrets.find(content)]
-    if not found:
+    found = secrets.describe(content, desc)
+    if found is None:
         return
-    label, first = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    on = "desc" if label == "desc" else f"content line {first.line}"
-    article = "an" if first.kind[0].lower() in "aeiou" else "a"
     raise SaveRejected(
-        f"save rejected: {where} holds what looks like {article} {first.kind} ({first.excerpt}) "
-        f"in {on}{more}; remove it, or pass allow_secrets / --allow-secrets if it is not a "
+        f"save rejected: {where} holds what looks like {found}; remove it, or pass "
+        "allow_secrets / --allow-secrets if it is not a "
         "secret. Nothing was written."
     )
-
-
-def is_date(text: str) -> bool:
-    if not _DATE_RE.fullmatch(text):
-        return False
-    import datetime
-
-    try:
-        datetime.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def section_title(kind: str) -> str:
