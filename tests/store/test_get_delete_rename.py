@@ -125,3 +125,14 @@ def test_rename_refuses_existing_or_invalid_targets(layers):
     with pytest.raises(BlockNotFound):
         project.rename("ghost", "spirit")
     assert project.path.read_bytes() == before
+
+
+def test_a_number_in_refs_is_no_id_and_does_not_break_reading(tmp_path: Path, settings):
+    path = tmp_path / "memory.agd"
+    path.write_text(
+        "@meta format=agd version=1 [#meta]\n\n@x-project refs=5 supersedes=true [#a]\n~~~\nA.\n~~~\n",
+        encoding="utf-8",
+    )
+    entry = store.MemoryFile(path, settings=settings).entry("a")
+    assert entry is not None
+    assert (entry.id, entry.refs, entry.supersedes) == ("a", (), ())

@@ -33,9 +33,10 @@ from agd.errors import AgdError
 from agd.model import Block
 
 from ..errors import MemoryFileError, UserError
+from ..store.citations import id_attr
 from ..store.rules import section_title
 from . import headers, lifecycle
-from .source import SourceFile, ids_of, is_entry, join_refs, split_refs
+from .source import SourceFile, ids_of, is_entry, split_refs
 from .writing import Rewrite, rewrite
 
 PREFER = ("source", "dest", "newer")
@@ -115,7 +116,7 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
             if kept != ids:
                 plan.dropped.append((str(block.id), key, [i for i in ids if i not in kept]))
                 if kept:
-                    changes[key] = attrs[key] = join_refs(kept)
+                    changes[key] = attrs[key] = id_attr(kept)
                 else:
                     lines[0] = headers.remove_attr(lines[0], key)
                     del attrs[key]
@@ -214,7 +215,7 @@ def _comparable(block: Block, final_ids: set) -> tuple:
         if key in attrs:
             kept = [i for i in split_refs(attrs[key]) if i in final_ids and i != block.id]
             if kept:
-                attrs[key] = join_refs(kept)
+                attrs[key] = id_attr(kept)
             else:
                 del attrs[key]
     return (block.kind, block.content_type, block.value, attrs)

@@ -25,10 +25,11 @@ from pathlib import Path
 from agd.model import FENCED, Document
 
 from ..errors import UserError
+from ..store.citations import id_attr
 from ..store.entry import CITATION
 from . import headers, lifecycle, targets
 from .progress import Progress
-from .source import SourceFile, ids_of, is_entry, join_refs, split_refs, verify
+from .source import SourceFile, ids_of, is_entry, split_refs, verify
 from .writing import Rewrite, rewrite
 
 
@@ -93,7 +94,7 @@ def plan_refs(document: Document) -> list[BlockChange]:
             BlockChange(
                 block_id=str(block.id),
                 line=block.line,
-                set={"refs": join_refs(existing + added)},
+                set={"refs": id_attr(existing + added)},
                 notes=tuple(notes),
                 edges=len(added),
             )

@@ -17,6 +17,7 @@ from agd.model import Block, Document
 from agd.parser import normalise
 
 from ..errors import MemoryFileError
+from ..store.entry import parse_id_list
 
 
 @dataclass
@@ -102,23 +103,9 @@ def is_entry(block: Block) -> bool:
 
 
 def split_refs(value: object) -> list[str]:
-    """Ids of a `refs`/`supersedes` value: comma- or space-separated, `#` stripped, no empties.
-
-    Spaces are accepted as separators too because some older files (the earlier
-    benchmark corpora among them) wrote `refs="#a #b"`.
-    """
-    if not isinstance(value, str):
-        return []
-    out: list[str] = []
-    for piece in value.replace(",", " ").split():
-        ident = piece.lstrip("#")
-        if ident and ident not in out:
-            out.append(ident)
-    return out
-
-
-def join_refs(ids: list[str]) -> str:
-    return ",".join(f"#{i}" for i in ids)
+    """Ids of a `refs`/`supersedes` value, as the store reads them (`store.parse_id_list`):
+    comma- or space-separated (older files wrote `refs="#a #b"`), `#` stripped, no empties."""
+    return list(parse_id_list(value)) if isinstance(value, str) else []
 
 
 def verify(new_text: str, path: Path, expected: list[tuple[str | None, str, dict]]) -> Document:

@@ -173,12 +173,12 @@ Entry.__dataclass_params__ = _DataclassTable("__dataclass_params__")  # type: ig
 
 def parse_id_list(value: object) -> tuple[str, ...]:
     """`"#a,#b"`, `"#a #b"` (the synthetic corpora), `["a", "#b"]` -> `("a", "b")`."""
-    if value is None or value is False or value is True:
-        return ()
     if isinstance(value, str):
         pieces: Iterable[str] = re.split(r"[,\s]+", value)
-    else:
-        pieces = (str(v) for v in value)  # type: ignore[attr-defined]
+    elif isinstance(value, (list, tuple)):
+        pieces = (str(v) for v in value)
+    else:  # None, a boolean or a number (`refs=5` parses as an integer): no ids
+        return ()
     out: list[str] = []
     for piece in pieces:
         p = piece.strip().lstrip("#").strip()
@@ -205,7 +205,8 @@ def _inline_text(nodes: list[Inline] | None) -> str:
     return "".join(("#" + text) if kind == "ref" else text for kind, text in nodes)
 
 
-def _str_attr(attrs: Mapping[str, Any], key: str) -> str | None:
+def str_attr(attrs: Mapping[str, Any], key: str) -> str | None:
+    """A text attribute; absent or boolean gives None."""
     value = attrs.get(key)
     if value is None or isinstance(value, bool):
         return None
@@ -223,12 +224,12 @@ def rows_from_document(doc: Document) -> list[tuple]:
             (
                 block.id,
                 block.kind,
-                _str_attr(attrs, "desc"),
+                str_attr(attrs, "desc"),
                 block_text(block),
                 parse_id_list(attrs.get("refs")),
-                _str_attr(attrs, "status"),
-                _str_attr(attrs, "created"),
-                _str_attr(attrs, "updated"),
+                str_attr(attrs, "status"),
+                str_attr(attrs, "created"),
+                str_attr(attrs, "updated"),
                 parse_id_list(attrs.get("supersedes")),
                 block.line,
                 _flat(attrs),

@@ -18,13 +18,14 @@ from typing import NamedTuple, TypeVar
 
 from agd.atomic import write_atomic
 from agd.errors import AgdError
-from agd.model import FENCED, INLINE, ITEMS, Block, Document, Inline
+from agd.model import FENCED, INLINE, Block, Document, Inline
 
 from .. import lock
 from ..errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from ..settings import Settings
 from . import cache, rules
-from .entry import CITATION, Entry, entries_from_rows, parse_id_list, rows_from_document
+from .citations import cites, id_attr, rewrite_refs
+from .entry import CITATION, Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
 
 T = TypeVar("T")
 MANAGED_ATTRS = ("desc", "created", "updated", "status", "supersedes", "refs")
@@ -245,13 +246,13 @@ class MemoryFile:
                 return kept, [i for i in dropped if i != block_id]
 
             attrs = {k: v for k, v in old_attrs.items() if k not in MANAGED_ATTRS}
-            d = new_desc if new_desc is not None else _str(old_attrs.get("desc"))
+            d = new_desc if new_desc is not None else str_attr(old_attrs, "desc")
             if d:
                 attrs["desc"] = d
-            created = _str(old_attrs.get("created"))
+            created = str_attr(old_attrs, "created")
             attrs["created"] = created if created else today
             attrs["updated"] = today
-            st = new_status if new_status is not None else _str(old_attrs.get("status"))
+            st = new_status if new_status is not None else str_attr(old_attrs, "status")
             if st and st in rules.VALID_STATUS:
                 attrs["status"] = st
 
@@ -260,7 +261,7 @@ class MemoryFile:
             )
             sup, ignored_sup = keep(sup_source)
             if sup:
-                attrs["supersedes"] = _id_attr(sup)
+                attrs["supersedes"] = id_attr(sup)
 
             cited = [m.group(1) for m in CITATION.finditer(body)]
             if given_refs is not None:
@@ -272,7 +273,7 @@ class MemoryFile:
             kept_refs, _ = keep(dict.fromkeys(ref_source))
             ignored_refs = [i for i in ignored_src if i not in known and i != block_id]
             if kept_refs:
-                attrs["refs"] = _id_attr(kept_refs)
+                attrs["refs"] = id_attr(kept_refs)
 
             block = Block(kind, FENCED, body, attrs, block_id)
             changed = [block]
@@ -321,7 +322,7 @@ class MemoryFile:
             block = doc.blocks[pos]
             _require_memory_block(block, self.path, "delete")
             del doc.blocks[pos]
-            cited_by = tuple(b.id for b in doc.blocks if b.id and _cites(b, block_id))
+            cited_by = tuple(b.id for b in doc.blocks if b.id and cites(b, block_id))
             message = f"deleted #{block_id} ({block.kind}) from {self.path.name}"
             if cited_by:
                 message += "; still cited by " + ", ".join(f"#{i}" for i in cited_by)
@@ -351,7 +352,7 @@ class MemoryFile:
             rewritten = []
             changed = []
             for i, b in enumerate(doc.blocks):
-                nb = _rewrite_refs(b, old_id, new_id)
+                nb = rewrite_refs(b, old_id, new_id)
                 if i == pos:
                     nb = Block(nb.kind, nb.content_type, nb.value, nb.attrs, new_id)
                 elif nb is b:
@@ -454,16 +455,6 @@ def open_files(layers: Iterable[object], settings: Settings) -> list[MemoryFile]
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _str(value: object) -> str | None:
-    if value is None or isinstance(value, bool):
-        return None
-    return str(value)
-
-
-def _id_attr(ids: Iterable[str]) -> str:
-    return ",".join(f"#{i}" for i in ids)
-
-
 def _require_memory_block(block: Block, path: Path, verb: str) -> None:
     if not block.kind.startswith("x-"):
         raise UserError(
@@ -483,51 +474,3 @@ def _insert_in_section(doc: Document, kind: str, block: Block) -> None:
         doc.blocks.append(block)
         return
     doc.blocks.insert(pos + 1, block)
-
-
-def _cites(block: Block, target: str) -> bool:
-    if target in parse_id_list(block.attrs.get("refs")):
-        return True
-    if target in parse_id_list(block.attrs.get("supersedes")):
-        return True
-    if block.content_type == FENCED:
-        return any(m.group(1) == target for m in CITATION.finditer(block.value or ""))  # type: ignore[arg-type]
-    if block.content_type == INLINE:
-        return any(k == "ref" and t == target for k, t in block.value or [])  # type: ignore[union-attr]
-    return False
-
-
-def _swap_citations(text: str, old: str, new: str) -> str:
-    return CITATION.sub(lambda m: f"#{new}" if m.group(1) == old else m.group(0), text)
-
-
-def _rewrite_refs(block: Block, old: str, new: str) -> Block:
-    """The block with every reference to `old` pointed at `new` (the same object if none)."""
-    attrs = block.attrs
-    new_attrs = attrs
-    for key in ("refs", "supersedes"):
-        ids = parse_id_list(attrs.get(key))
-        if old in ids:
-            if new_attrs is attrs:
-                new_attrs = dict(attrs)
-            new_attrs[key] = _id_attr(new if i == old else i for i in ids)
-    value = block.value
-    ctype = block.content_type
-    if ctype == FENCED and value and f"#{old}" in value:  # type: ignore[operator]
-        value = _swap_citations(value, old, new)  # type: ignore[arg-type]
-    elif ctype == INLINE and value:
-        value = [_swap_node(n, old, new) for n in value]  # type: ignore[union-attr]
-    elif ctype == ITEMS and value:
-        value = [[_swap_node(n, old, new) for n in item] for item in value]  # type: ignore[union-attr]
-    if new_attrs is attrs and value == block.value:
-        return block
-    return Block(block.kind, ctype, value, new_attrs, block.id, block.start, block.end, block.line)
-
-
-def _swap_node(node: Inline, old: str, new: str) -> Inline:
-    kind, text = node
-    if kind == "ref":
-        return Inline("ref", new) if text == old else node
-    if kind == "text" and f"#{old}" in text:
-        return Inline("text", _swap_citations(text, old, new))
-    return node
