@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from agd_memory.commands.recall import eval_settings  # noqa: E402
 from agd_memory.recall import evaluate, search  # noqa: E402
-from agd_memory.store import MemoryFile  # noqa: E402
 from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
 from agd_memory.recall.text import reference_tokens  # noqa: E402
+from agd_memory.store import MemoryFile  # noqa: E402
 
 DEFAULT_CASES = ROOT.parent / "shared" / "eval" / "recall-dev" / "cases.json"
 HOLDOUT_CASES = ROOT / "tests" / "eval" / "holdout-cases.json"

@@ -32,7 +32,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "mcp": ("agd_memory.mcp_server:main", "start the MCP server on stdio"),
     "mcp-config": ("agd_memory.mcp_server:config_main", "print the MCP registration for a client"),
     "view": ("agd_memory.viewer.server:main", "open the local web viewer"),
-    "migrate": ("agd_memory.maintenance:migrate_main", "migrate old memory files (refs, lifecycle)"),
+    "migrate": (
+        "agd_memory.maintenance:migrate_main",
+        "migrate old memory files (refs, lifecycle)",
+    ),
     "merge": ("agd_memory.maintenance:merge_main", "merge one memory file into another"),
     "doctor": ("agd_memory.maintenance:doctor_main", "check memory files and the installation"),
 }
