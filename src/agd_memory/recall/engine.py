@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import debuglog
+from ..store import Entry
 from . import features as feature_set
 from . import lexicon, policy, render
 from .analyzer import Analyzer
@@ -219,7 +220,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) 
             return part
         payload = read_cached(_cache_dir(settings), key)
         if payload is not None:
-            part = _PARTS[key] = Part.from_payload(payload, mf.entries, _entry_type(mf))
+            part = _PARTS[key] = Part.from_payload(payload, mf.entries, Entry)
             return part
     try:
         entries = mf.entries()
@@ -233,13 +234,6 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) 
         _PARTS[key] = part
         write_cached(_cache_dir(settings), key, part.payload())
     return part
-
-
-def _entry_type(mf: Any) -> Any:
-    """The class to rebuild a file's entries with from the disk cache."""
-    from agd_memory.store import Entry
-
-    return Entry
 
 
 def build_index(
