@@ -50,6 +50,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
     Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
     Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
+    Variable("AGD_MEMORY_DEBUG", "debug", bool, False, "echo every debug-log line to stderr"),
     # Table of contents (toc.py)
     Variable("AGD_TOC_TOKEN_BUDGET", "toc_token_budget", int, 2000, "SessionStart table of contents budget, tokens"),
     # Auto-recall (recall/)
@@ -101,6 +102,7 @@ class Settings:
     home: str | None
     global_file: str | None
     today: str | None
+    debug: bool
     toc_token_budget: int
     recall_disabled: bool
     recall_top_k: int
