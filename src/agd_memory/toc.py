@@ -53,7 +53,7 @@ def render(
     for mf in files:
         n = sum(1 for e in mf.entries() if e.is_memory)  # type: ignore[attr-defined]
         if n:
-            layers.append(f"{mf.layer} layer: {mf.path} ({n} entries)")  # type: ignore[attr-defined]
+            layers.append(f"{mf.layer} layer: {mf.path} ({n} {'entry' if n == 1 else 'entries'})")  # type: ignore[attr-defined]
     head = [HEADER, "; ".join(layers)]
     if count is None and len(entries) <= budget:
         # A cl100k token is at least one byte, so a text of at most `budget` UTF-8 bytes
