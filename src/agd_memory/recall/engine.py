@@ -123,6 +123,7 @@ def prompt_words(
         request_verbs="request-verbs" in features,
         folded=improved,
         more="more-stopwords" in features,
+        verbs="verb-forms" in features,
     )
     return [analyzer.normalize(w) for w in words if w not in stop]
 
@@ -368,10 +369,53 @@ def recall(
                 m = m._replace(anchor_exact=m.covered)
             scored.append(m)
         matches = scored
+    if "prf" in feats and len(matches) >= 2:
+        matches = feedback_rerank(matches, index, built, analyzer, fuzzy, "bm25" in feats)
     ranked = policy.rank(matches, ranking_of(settings))
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
     return _within_budget(ranked, settings, feats, words)
+
+
+PRF_DOCS = 2
+PRF_TERMS = 4
+PRF_LAMBDA = 0.3
+"""prf: feedback from the PRF_DOCS best blocks' id/desc words, the PRF_TERMS heaviest
+(score share x IDF) added as a second query whose score weighs PRF_LAMBDA."""
+
+
+def feedback_rerank(
+    matches: list[Match],
+    index: Index,
+    prompt: Prompt,
+    analyzer: Analyzer,
+    fuzzy: bool,
+    bm25: bool,
+) -> list[Match]:
+    """Pseudo-relevance feedback restricted to the memory's own id/desc vocabulary.
+
+    Only the blocks that already passed the gates on the prompt's own words are
+    re-scored, so an expansion word can reorder them but never let a block in: the
+    precision floors stay on the original evidence."""
+    top = sorted(matches, key=lambda m: -m.score)[:PRF_DOCS]
+    total = sum(m.score for m in top) or 1.0
+    weights: dict[str, float] = {}
+    for m in top:
+        terms = (m.doc.id_set | m.doc.desc_set) - prompt.words
+        if not terms:
+            continue
+        share = m.score / total / len(terms)
+        for t in terms:
+            weights[t] = weights.get(t, 0.0) + share * index.weight(t)
+    chosen = sorted(weights, key=lambda t: (-weights[t], t))[:PRF_TERMS]
+    if not chosen:
+        return matches
+    extra = Prompt.build(chosen, analyzer, fuzzy=fuzzy)
+    out = []
+    for m in matches:
+        e = score_bm25_one(index, m.doc, extra) if bm25 else score_doc(m.doc, extra, index.weight)
+        out.append(m._replace(score=(1 - PRF_LAMBDA) * m.score + PRF_LAMBDA * e.score))
+    return out
 
 
 def inherit_superseded(

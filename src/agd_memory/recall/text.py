@@ -143,7 +143,7 @@ def read_word_file(path: Path) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def builtin_stopwords(
-    lang: str, *, request_verbs: bool = False, more: bool = False
+    lang: str, *, request_verbs: bool = False, more: bool = False, verbs: bool = False
 ) -> frozenset[str]:
     """The built-in list of one language (empty for an unknown one, as in the reference);
     `more` adds the longer function-word list where there is one (`more-<lang>.txt`)."""
@@ -154,6 +154,8 @@ def builtin_stopwords(
         words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
     if more:
         words |= read_word_file(STOPWORDS_DIR / f"more-{lang}.txt")
+    if verbs:  # every form of the common verbs, where there is a list (`verbs-<lang>.txt`)
+        words |= read_word_file(STOPWORDS_DIR / f"verbs-{lang}.txt")
     return words
 
 
@@ -164,11 +166,12 @@ def stopwords(
     request_verbs: bool = False,
     folded: bool = False,
     more: bool = False,
+    verbs: bool = False,
 ) -> frozenset[str]:
     """The union of the languages' lists and the extra file's words (accent-folded on request)."""
     words: set[str] = set()
     for lang in langs:
-        words |= builtin_stopwords(lang, request_verbs=request_verbs, more=more)
+        words |= builtin_stopwords(lang, request_verbs=request_verbs, more=more, verbs=verbs)
     if extra_file:
         words |= read_word_file(Path(extra_file))
     if folded:

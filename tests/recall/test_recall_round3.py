@@ -1,0 +1,76 @@
+"""Third-round changes: full verb inflections as stopwords, feedback re-ranking."""
+
+from __future__ import annotations
+
+from recall_helpers import ListFile, entry
+
+from agd_memory.recall import recall
+from agd_memory.recall.analyzer import Analyzer
+from agd_memory.recall.engine import prompt_words
+from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.text import builtin_stopwords
+
+BLOCKS = [
+    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
+    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+] + [
+    entry(
+        "backup-nightly",
+        desc="nightly database backup with restic",
+        body="The database is dumped at 02:00 and restic sends it offsite.",
+    ),
+    entry(
+        "backup-restore-drill",
+        desc="monthly restore drill of the restic backup",
+        body="Restore the latest snapshot into a scratch database once a month.",
+    ),
+]
+
+
+def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
+    r = recall(prompt, [ListFile(BLOCKS)], settings, features=features)
+    return [str(c.entry.id) for c in r.chosen]
+
+
+def test_every_person_of_the_common_italian_verbs_is_a_stopword() -> None:
+    verbs = builtin_stopwords("it", verbs=True)
+    for form in ("facciamo", "avremmo", "sarebbero", "potevamo", "dovrebbe", "vogliono"):
+        assert form in verbs
+        assert form not in builtin_stopwords("it")  # only with the feature
+    # forms that usually name a thing stay content words
+    for noun in ("stato", "stati", "faccia", "potere", "dovere"):
+        assert noun not in verbs
+
+
+def test_english_verb_forms_and_contraction_stems_are_stopwords() -> None:
+    verbs = builtin_stopwords("en", verbs=True)
+    for form in ("went", "gotten", "making", "wasn", "doesn", "needed"):
+        assert form in verbs
+
+
+def test_verb_forms_leave_only_the_topic_words(make_settings) -> None:
+    settings = make_settings()
+    analyzer = Analyzer(DEFAULT)
+    prompt = "come facciamo adesso i backup del database?"
+    assert len(prompt_words(prompt, analyzer, settings, DEFAULT)) == 2
+    without = DEFAULT - {"verb-forms"}
+    assert len(prompt_words(prompt, Analyzer(without), settings, without)) == 3
+
+
+def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
+    # "facciamo" is a word no block has: as a content word it takes most of the
+    # prompt's information and the block's share falls under the floor
+    prompt = "come facciamo i backup?"
+    assert ids(prompt, make_settings())[:1] == ["backup-nightly"]
+
+
+def test_feedback_reranking_never_lets_a_block_in(make_settings) -> None:
+    with_prf = DEFAULT | {"prf"}
+    for prompt in (
+        "compare restic with borg performance benchmarks latency",
+        "write a poem about the ocean and the moon tonight",
+    ):
+        assert set(ids(prompt, make_settings(), with_prf)) <= set(ids(prompt, make_settings()))
+    # it reorders what passed the gates, on the prompt's own words
+    prompt = "database backup restic snapshot restore"
+    assert set(ids(prompt, make_settings(), with_prf)) <= {"backup-nightly", "backup-restore-drill"}
