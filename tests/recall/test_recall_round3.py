@@ -74,3 +74,58 @@ def test_feedback_reranking_never_lets_a_block_in(make_settings) -> None:
     # it reorders what passed the gates, on the prompt's own words
     prompt = "database backup restic snapshot restore"
     assert set(ids(prompt, make_settings(), with_prf)) <= {"backup-nightly", "backup-restore-drill"}
+
+
+def _index(entries, features=DEFAULT):
+    from agd_memory.recall.index import Index
+
+    return Index(entries, Analyzer(features))
+
+
+COOC = [
+    entry(f"filler-{i}", desc=f"topic {w}", body=f"{w} notes")
+    for i, w in enumerate(
+        ["billing", "search", "mobile", "printer", "office", "travel", "invoice", "payroll"]
+        + ["garden", "music", "parking", "coffee"]
+    )
+] + [
+    entry("opening-hours", desc="opening hours", body="zamboni ice dawn"),
+    entry("blade-upkeep", desc="blade upkeep", body="zamboni sharpening ice"),
+    entry("ice-schedule", desc="ice schedule", body="closed summer"),
+    entry("kayak-trip", desc="kayak trip", body="zamboni joke"),
+]
+
+
+def norm(word: str) -> str:
+    return Analyzer(DEFAULT).normalize(word)
+
+
+def test_cooccurrence_learns_neighbours_from_the_memory_itself() -> None:
+    from agd_memory.recall.engine import cooccurrence_terms
+
+    index = _index(COOC)
+    terms = cooccurrence_terms(frozenset({norm("zamboni")}), index)
+    # ice shares two blocks with zamboni; kayak shares only one (chance)
+    assert terms == {norm("ice"): norm("zamboni")}
+    # a word no block has, or a very common one, has no neighbours
+    assert cooccurrence_terms(frozenset({"unheardof"}), index) == {}
+
+
+def test_cooccurrence_credits_the_prompt_word_but_never_anchors(make_settings) -> None:
+    from agd_memory.recall.engine import cooccurrence_matches
+    from agd_memory.recall.scoring import Prompt, score_all_bm25
+
+    index = _index(COOC)
+    word = norm("zamboni")
+    prompt = Prompt.build([word], index.analyzer, fuzzy=False)
+    before = score_all_bm25(index, prompt)
+    after = cooccurrence_matches(before, index, prompt, index.analyzer, False)
+    by_id = {m.doc.id: m for m in after}
+    assert "ice-schedule" not in {m.doc.id for m in before}
+    assert word in by_id["ice-schedule"].covered
+    assert word not in by_id["ice-schedule"].matched
+    assert not by_id["ice-schedule"].anchor_exact
+    # blocks that have the word keep their evidence and score
+    for m in before:
+        assert by_id[m.doc.id].score >= m.score
+        assert by_id[m.doc.id].anchor_exact == m.anchor_exact

@@ -7,6 +7,7 @@ Nothing here spawns a process or reads the environment: `settings` carries it al
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -335,6 +336,8 @@ def recall(
     fuzzy = not settings.recall_no_fuzzy
     built = Prompt.build(words, analyzer, fuzzy=fuzzy)
     matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
+    if "cooc" in feats and "bm25" in feats:
+        matches = cooccurrence_matches(matches, index, built, analyzer, fuzzy)
     if "entries-only" in feats:
         matches = [m for m in matches if m.doc.memory]
     if "inherit" in feats and matches:
@@ -375,6 +378,81 @@ def recall(
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
     return _within_budget(ranked, settings, feats, words)
+
+
+COOC_MAX_DF = 30
+"""cooc: only words this rare are expanded (their blocks are decoded to count neighbours)."""
+COOC_MIN_JOINT = 2
+"""cooc: a neighbour must share at least this many blocks with the word (one is chance)."""
+COOC_MIN_PMI = 1.0
+COOC_TERMS = 1
+COOC_WEIGHT = 0.5
+"""cooc: neighbours per prompt word (PMI >= COOC_MIN_PMI, ranked by PMI x shared blocks)
+and the share of their BM25F score a block gets."""
+COOC_BODY_ONLY = False
+"""cooc: when True, expand only the words no id or desc has; False (every rare word) was
+better on both the dev and the held-out set (benchmarks/README.md)."""
+
+
+def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
+    """Neighbour word -> the prompt word it stands for: words that share blocks with a
+    rare prompt word far more often than chance (pointwise mutual information over the
+    memory's own blocks, id, desc and body together)."""
+    out: dict[str, str] = {}
+    n = index.n or 1
+    anchors = _anchor_vocabulary(index) if COOC_BODY_ONLY else frozenset()
+    for w in sorted(words):
+        if w in anchors:
+            continue
+        df = index.df_of(w)
+        if df < COOC_MIN_JOINT or df > COOC_MAX_DF:
+            continue
+        joint: dict[str, int] = {}
+        for p, off in zip(index.parts, index.offsets, strict=True):
+            for i in p.posting(p.postings, w):
+                for v in index.doc(off + i).vocabulary():
+                    joint[v] = joint.get(v, 0) + 1
+        scored = []
+        for v, c in joint.items():
+            if c < COOC_MIN_JOINT or v in words or v in out:
+                continue
+            pmi = math.log(n * c / (df * max(index.df_of(v), 1)))
+            if pmi >= COOC_MIN_PMI:
+                scored.append((pmi * c, v))
+        for _, v in sorted(scored, reverse=True)[:COOC_TERMS]:
+            out[v] = w
+    return out
+
+
+def cooccurrence_matches(
+    matches: list[Match], index: Index, prompt: Prompt, analyzer: Analyzer, fuzzy: bool
+) -> list[Match]:
+    """A block that lacks a rare prompt word but has the words that usually come with
+    it is credited with that word, at COOC_WEIGHT of the score: the evidence, for the
+    gates, is the prompt word itself (covered, never an anchor)."""
+    terms = cooccurrence_terms(prompt.words, index)
+    if not terms:
+        return matches
+    extra = Prompt.build(terms, analyzer, fuzzy=False)
+    by_doc = {(id(m.doc.part), m.doc.i): k for k, m in enumerate(matches)}
+    out = list(matches)
+    for i in index.candidates(extra.words, ()):
+        doc = index.doc(i)
+        e = score_bm25_one(index, doc, extra)
+        if e.score <= 0:
+            continue
+        stands_for = frozenset(terms[v] for v in e.covered)
+        k = by_doc.get((id(doc.part), doc.i))
+        if k is None:
+            base = score_bm25_one(index, doc, prompt)
+            out.append(base)
+            k = len(out) - 1
+        m = out[k]
+        new = stands_for - m.covered
+        if not new:
+            continue
+        out[k] = m._replace(score=m.score + COOC_WEIGHT * e.score, covered=m.covered | new)
+    return out
 
 
 PRF_DOCS = 2

@@ -33,6 +33,7 @@ FEATURES: dict[str, str] = {
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
     "verb-forms": "every form of the common verbs is a stopword (en do/have/be/make/get/go/want/need, it fare/avere/essere/potere/dovere/volere/andare/stare)",
     "prf": "pseudo-relevance feedback: the best blocks' id/desc words re-rank the blocks that passed the gates",
+    "cooc": "a block lacking a rare prompt word is credited with it when it has the words that co-occur with it in the memory (PMI)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
     "exact-budget": "the budget is measured on the text actually injected",
 }
