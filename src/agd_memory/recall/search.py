@@ -73,7 +73,12 @@ def search(
     prompt = Prompt.build(words, analyzer, fuzzy=not settings.recall_no_fuzzy)
     raw_words = [w for w in re.findall(r"\w+", query) if len(w) >= 2]
     scored = []
-    for m in score_all_bm25(index, prompt):
+    matches = score_all_bm25(index, prompt)
+    if "cooc" in feats:  # the same co-occurrence credit as recall (engine.cooccurrence_matches)
+        matches = engine.cooccurrence_matches(
+            matches, index, prompt, analyzer, not settings.recall_no_fuzzy
+        )
+    for m in matches:
         doc = m.doc
         if m.score <= 0 or not doc.memory or not _kind_matches(doc.kind, kind):
             continue
