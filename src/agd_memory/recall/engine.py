@@ -428,8 +428,8 @@ def cooccurrence_matches(
     matches: list[Match], index: Index, prompt: Prompt, analyzer: Analyzer, fuzzy: bool
 ) -> list[Match]:
     """A block that lacks a rare prompt word but has the words that usually come with
-    it is credited with that word, at COOC_WEIGHT of the score: the evidence, for the
-    gates, is the prompt word itself (covered, never an anchor)."""
+    it is credited with that word, at COOC_WEIGHT of the score: for the gates the prompt
+    word counts as covered (coverage share, `evidence`), never as an id/desc anchor."""
     terms = cooccurrence_terms(prompt.words, index)
     if not terms:
         return matches
