@@ -149,6 +149,8 @@ def synthetic_memory(path: Path, blocks: int, seed: int = 7) -> None:
     for i in range(blocks):
         desc = " ".join(rnd.choice(WORDS) for _ in range(6))
         body = "\n".join(" ".join(rnd.choice(WORDS) for _ in range(12)) for _ in range(4))
+        # two rare words per block (each in ~13 blocks): what `cooc` expands
+        body += f"\nrare{rnd.randrange(1500)} rare{rnd.randrange(1500)}"
         parts.append(
             f'@x-project desc="{desc}" created="2026-01-01" updated="2026-0{1 + i % 9}-01" [#block-{i}]\n~~~\n{body}\n~~~\n'
         )
@@ -163,9 +165,13 @@ from agd_memory.recall import recall
 from agd_memory.store import MemoryFile
 s = Settings.load()
 f = [MemoryFile({path!r}, layer="project", settings=s)]
-r = recall("how do we deploy the invoice server backup with the token cache?", f, s)
+r = recall({prompt!r}, f, s)
 print(len(r.render()))
 """
+PROMPTS = {
+    "common words": "how do we deploy the invoice server backup with the token cache?",
+    "rare words (cooc fires)": "how do rare17 and rare230 relate to the deploy of rare999?",
+}
 
 
 _DATA_DIR: list[str] = []
@@ -202,19 +208,25 @@ def latency(blocks: int, runs: int) -> None:
         path = Path(tmp) / "memory.agd"
         synthetic_memory(path, blocks)
         _DATA_DIR[:] = [str(Path(tmp) / "data")]
-        env_cmd = [sys.executable, "-c", HOOK_SNIPPET.format(src=str(ROOT / "src"), path=str(path))]
+        src = str(ROOT / "src")
+        cmds = {
+            label: [sys.executable, "-c", HOOK_SNIPPET.format(src=src, path=str(path), prompt=p)]
+            for label, p in PROMPTS.items()
+        }
+        env_cmd = cmds["common words"]
         # warm the disk caches (store and recall index) and write the bytecode
         subprocess.run(env_cmd, check=True, capture_output=True, env=_env())
         bare, bare_cpu = _median_ms([sys.executable, "-c", "pass"], runs)
-        full, full_cpu = _median_ms(env_cmd, runs)
-        print(
-            f"wall: bare interpreter {bare:.0f} ms, recall process {full:.0f} ms,"
-            f" over bare start {full - bare:.0f} ms"
-        )
-        print(
-            f"cpu:  bare interpreter {bare_cpu:.0f} ms, recall process {full_cpu:.0f} ms,"
-            f" over bare start {full_cpu - bare_cpu:.0f} ms"
-        )
+        for label, cmd in cmds.items():
+            full, full_cpu = _median_ms(cmd, runs)
+            print(
+                f"{label}: wall: bare interpreter {bare:.0f} ms, recall process {full:.0f} ms,"
+                f" over bare start {full - bare:.0f} ms"
+            )
+            print(
+                f"{label}: cpu:  bare interpreter {bare_cpu:.0f} ms, recall process"
+                f" {full_cpu:.0f} ms, over bare start {full_cpu - bare_cpu:.0f} ms"
+            )
         colds = []
         for _ in range(3):
             for f in (Path(tmp) / "data" / "cache").glob("recall-*.idx"):
@@ -232,14 +244,12 @@ def latency(blocks: int, runs: int) -> None:
         s = Settings.load()
         files = [MemoryFile(path, layer="project", settings=s)]
         engine.recall("deploy invoice server", files, s)
-        t0 = time.perf_counter()
-        for _ in range(20):
-            engine.recall(
-                "how do we deploy the invoice server backup with the token cache?", files, s
-            )
-        print(
-            f"in-process, index cached: {(time.perf_counter() - t0) / 20 * 1000:.1f} ms per prompt"
-        )
+        for label, prompt in PROMPTS.items():
+            t0 = time.perf_counter()
+            for _ in range(20):
+                engine.recall(prompt, files, s)
+            per = (time.perf_counter() - t0) / 20 * 1000
+            print(f"in-process, index cached, {label}: {per:.1f} ms per prompt")
 
 
 def main() -> int:

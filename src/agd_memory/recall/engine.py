@@ -389,6 +389,8 @@ COOC_TERMS = 1
 COOC_WEIGHT = 0.5
 """cooc: neighbours per prompt word (PMI >= COOC_MIN_PMI, ranked by PMI x shared blocks)
 and the share of their BM25F score a block gets."""
+COOC_MAX_NEW = 50
+"""cooc: at most this many blocks the prompt did not reach are added through neighbours."""
 COOC_BODY_ONLY = False
 """cooc: when True, expand only the words no id or desc has; False (every rare word) was
 better on both the dev and the held-out set (benchmarks/README.md)."""
@@ -436,23 +438,29 @@ def cooccurrence_matches(
     extra = Prompt.build(terms, analyzer, fuzzy=False)
     by_doc = {(id(m.doc.part), m.doc.i): k for k, m in enumerate(matches)}
     out = list(matches)
+    fresh: list[tuple[float, int, Match]] = []
     for i in index.candidates(extra.words, ()):
         doc = index.doc(i)
-        e = score_bm25_one(index, doc, extra)
+        e = score_bm25_one(index, doc, extra)  # no cognates: cheap
         if e.score <= 0:
             continue
-        stands_for = frozenset(terms[v] for v in e.covered)
         k = by_doc.get((id(doc.part), doc.i))
         if k is None:
-            base = score_bm25_one(index, doc, prompt)
-            out.append(base)
-            k = len(out) - 1
-        m = out[k]
-        new = stands_for - m.covered
-        if not new:
-            continue
-        out[k] = m._replace(score=m.score + COOC_WEIGHT * e.score, covered=m.covered | new)
+            fresh.append((-e.score, i, e))
+        else:
+            out[k] = _credit(out[k], e, terms)
+    # blocks the prompt itself did not reach: only the best few are scored in full (the
+    # prompt's cognate keys make that the costly part on a large memory)
+    for _, _, e in sorted(fresh)[:COOC_MAX_NEW]:
+        out.append(_credit(score_bm25_one(index, e.doc, prompt), e, terms))
     return out
+
+
+def _credit(m: Match, e: Match, terms: dict[str, str]) -> Match:
+    new = frozenset(terms[v] for v in e.covered) - m.covered
+    if not new:
+        return m
+    return m._replace(score=m.score + COOC_WEIGHT * e.score, covered=m.covered | new)
 
 
 PRF_DOCS = 2
