@@ -38,7 +38,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO.parent / "shared" / "data" / "corpora"))
+CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO / "tests" / "data" / "corpora"))
 RUNNER = REPO / "hooks" / "run"
 
 PROMPT_1K = "Which milestone spike decided the naming convention and the tooling trade-off?"

@@ -27,10 +27,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "bin" / "agd-memory-mcp"
 CORPUS = Path(
-    os.environ.get("AGD_BENCH_CORPUS", ROOT.parent / "shared" / "data" / "corpora" / "mem-1000.agd")
+    os.environ.get("AGD_BENCH_CORPUS", ROOT / "tests" / "data" / "corpora" / "mem-1000.agd")
 )
-if not CORPUS.exists():  # CI clones the repo beside a copy of shared/
-    CORPUS = Path("/work/shared/data/corpora/mem-1000.agd")
 
 INITIALIZE = {
     "protocolVersion": "2025-06-18",

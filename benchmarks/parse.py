@@ -208,7 +208,7 @@ def main() -> int:
             f"| {nbytes / s_cpu / 1e6:.1f} ({nbytes / s_wall / 1e6:.1f}) | {ratio:.2f} |"
         )
 
-    shared = ROOT.parent / "shared" / "data"
+    shared = ROOT / "tests" / "data"
     files = sorted((shared / "corpora").glob("*.agd")) + sorted(
         (shared / "agd-examples").glob("*.agd")
     )

@@ -35,7 +35,7 @@ from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
 from agd_memory.recall.text import reference_tokens  # noqa: E402
 from agd_memory.store import MemoryFile  # noqa: E402
 
-DEFAULT_CASES = ROOT.parent / "shared" / "eval" / "recall-dev" / "cases.json"
+DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"
 HOLDOUT_CASES = ROOT / "tests" / "eval" / "holdout-cases.json"
 
 

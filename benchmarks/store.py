@@ -34,7 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO.parent / "shared" / "data" / "corpora"))
+CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO / "tests" / "data" / "corpora"))
 
 from agd import parse, serialize  # noqa: E402
 from agd.model import Block  # noqa: E402

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# shared/ sits beside the checkout (the working tree and CI's fresh clone alike)
-DATA = ROOT.parent / "shared" / "data"
+# Copies of the project's shared reference data (tests/data/README.md says where from)
+DATA = ROOT / "tests" / "data"
 CONFORMANCE = DATA / "agd-conformance"
 EXAMPLES = DATA / "agd-examples"
 CORPORA = DATA / "corpora"

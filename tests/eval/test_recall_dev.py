@@ -22,9 +22,7 @@ from agd_memory.recall import evaluate
 from agd_memory.recall.features import DEFAULT, REFERENCE
 
 REPO = Path(__file__).resolve().parents[2]
-CASES = REPO.parent / "shared" / "eval" / "recall-dev" / "cases.json"
-
-pytestmark = pytest.mark.skipif(not CASES.is_file(), reason=f"dev set not found at {CASES}")
+CASES = REPO / "tests" / "data" / "recall-dev" / "cases.json"
 
 
 def summary(features, *overrides: str) -> dict:

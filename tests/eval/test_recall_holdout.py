@@ -10,19 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from agd_memory.commands.recall import eval_settings
 from agd_memory.recall import evaluate
 from agd_memory.recall.features import DEFAULT
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "holdout-cases.json"
-DEV_DIR = HERE.parents[2] / "shared" / "eval" / "recall-dev"
-
-pytestmark = pytest.mark.skipif(
-    not DEV_DIR.is_dir(), reason=f"the dev corpora the check uses are not at {DEV_DIR}"
-)
 
 
 def test_holdout_cases_cover_both_languages_and_negatives() -> None:

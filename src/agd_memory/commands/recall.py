@@ -161,7 +161,7 @@ def evaluate(argv: list[str]) -> int:
     from ..recall import features
 
     p = verb_parser(
-        "eval", evaluate.__doc__, "agd-memory eval shared/eval/recall-dev/cases.json --verbose"
+        "eval", evaluate.__doc__, "agd-memory eval tests/data/recall-dev/cases.json --verbose"
     )
     p.add_argument("cases", help="cases JSON; corpora and global.agd sit beside it")
     p.add_argument("--no-fuzzy", action="store_true", help="cognates off (AGD_RECALL_NO_FUZZY)")

@@ -1,7 +1,7 @@
 """The recall evaluation: run every case through the hook's own path and score it.
 
 A cases file is `{"cases": [{corpus, lang, prompt, expect, tags?}]}` (the format of
-`shared/eval/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
+`tests/data/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
 project memory file by its path relative to the cases file; `global.agd` beside the
 corpus, when present, is loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
 every project corpus the positives use. Every run goes through `engine.recall`, gates
