@@ -51,8 +51,9 @@ an entry cites; with_backlinks=true adds the blocks citing it, e.g. every rule \
 about #deploy. limit caps the added blocks.
 4. agd_memory_search ranks blocks by words when you do not know the id.
 5. Save durable facts, decisions and corrections with agd_memory_save: a stable \
-kebab-case id, a desc saying what the block is for, related blocks cited as #id \
-in the body (they become edges), status open/done for work items.
+kebab-case id, a desc saying what the block is for, keys (synonyms, how a user \
+would ask, translations: recall finds blocks by shared words), related blocks \
+cited as #id in the body (they become edges), status open/done for work items.
 6. When a fact changes, save a new block with supersedes=["old-id"] (the old one \
 is marked superseded) instead of a block that contradicts it; to fix a block in \
 place, save the same id again.
@@ -163,6 +164,13 @@ Supersedes = Annotated[
         description='Ids this block replaces; they get status superseded, e.g. ["db-choice-2025"].'
     ),
 ]
+Keys = Annotated[
+    list[str] | None,
+    Field(
+        description="6-20 search terms a later request would use but the desc lacks: synonyms, "
+        'how a user would ask, translations, e.g. ["db", "database", "banca dati"]. Kept if omitted.'
+    ),
+]
 WriteScope = Annotated[
     Literal["project", "global"],
     Field(
@@ -268,6 +276,7 @@ def build_server(
         refs: Refs = None,
         status: Status = None,
         supersedes: Supersedes = None,
+        keys: Keys = None,
         scope: WriteScope = "project",
     ) -> str:
         """Add or update one memory block (project layer unless scope="global"). When a fact
@@ -283,6 +292,7 @@ def build_server(
             refs=refs,
             status=status,
             supersedes=supersedes,
+            keys=keys,
             scope=scope,
         )
 

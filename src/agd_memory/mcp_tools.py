@@ -289,12 +289,13 @@ def save(
     refs: Sequence[str] | None = None,
     status: str | None = None,
     supersedes: Sequence[str] | None = None,
+    keys: Sequence[str] | None = None,
     scope: str = "project",
 ) -> str:
     _check_choice("scope", scope, WRITE_SCOPES)
     if status:
         _check_choice("status", status, STATUSES)
-    _refuse_secrets(id, content, desc)
+    _refuse_secrets(id, content, " ".join(filter(None, (desc, *(keys or ())))))
     layer = ws.layers().select(scope)[0]
     memory = ws.memory_file(layer)
     result = memory.save(
@@ -305,6 +306,7 @@ def save(
         refs=None if refs is None else [r.strip().lstrip("#") for r in refs if r.strip()],
         status=status,
         supersedes=None if supersedes is None else [s.strip().lstrip("#") for s in supersedes],
+        keys=None if keys is None else list(keys),
     )
     return f"{result.message} [{layer.name} layer: {layer.path}]"
 

@@ -20,7 +20,7 @@ CONTRACT = {
         [],
     ),
     "agd_memory_save": (
-        ["kind", "id", "content", "desc", "refs", "status", "supersedes", "scope"],
+        ["kind", "id", "content", "desc", "refs", "status", "supersedes", "keys", "scope"],
         ["kind", "id", "content"],
     ),
 }

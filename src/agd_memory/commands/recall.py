@@ -178,6 +178,11 @@ def evaluate(argv: list[str]) -> int:
         default="default",
         help="'reference', 'default', a comma list, or -name,-name to drop from default",
     )
+    p.add_argument(
+        "--corpora",
+        metavar="DIR",
+        help="read the corpora (and global.agd) from DIR instead of beside the cases file",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--verbose", action="store_true", help="list misses and false injections")
     args = p.parse_args(argv)
@@ -190,7 +195,12 @@ def evaluate(argv: list[str]) -> int:
         feats = features.parse(args.features)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    report = ev.run(Path(args.cases), eval_settings(overrides), features=feats)
+    report = ev.run(
+        Path(args.cases),
+        eval_settings(overrides),
+        features=feats,
+        corpora=Path(args.corpora) if args.corpora else None,
+    )
     if args.json:
         print(json.dumps(report.summary(), indent=2))
     else:

@@ -72,6 +72,11 @@ def save(argv: list[str]) -> int:
     p.add_argument("--status", help='open, done or superseded ("" clears)')
     p.add_argument("--supersedes", help="ids this block replaces, comma list")
     p.add_argument(
+        "--keys",
+        help='search terms recall matches like desc words, comma list ("" clears); '
+        "synonyms, a user's wording, translations",
+    )
+    p.add_argument(
         "--allow-secrets", action="store_true", help="save even if it looks like a secret"
     )
     _scope_arg(p, "project", ("project", "global"))
@@ -89,6 +94,7 @@ def save(argv: list[str]) -> int:
         refs=_id_list(args.refs),
         status=args.status,
         supersedes=_id_list(args.supersedes),
+        keys=args.keys,
         allow_secrets=args.allow_secrets,
     )
     if args.json:

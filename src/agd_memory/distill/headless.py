@@ -58,6 +58,11 @@ SCHEMA: dict[str, object] = {
                     "status": {"type": "string", "enum": ["", "open", "done"]},
                     "supersedes": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
                     "scope": {"type": "string", "enum": ["project", "global"]},
+                    "keys": {
+                        "type": "array",
+                        "items": {"type": "string", "maxLength": 48},
+                        "maxItems": 20,
+                    },
                 },
             },
         }

@@ -49,6 +49,8 @@ class Proposal:
     """Kinds of secret removed from desc or body."""
     notes: tuple[str, ...] = ()
     """What validation changed (id rewritten, desc clipped, ...)."""
+    keys: tuple[str, ...] = ()
+    """Search terms recall matches like desc words (synonyms, wording, translations)."""
 
 
 @dataclass
@@ -147,7 +149,27 @@ def validate(raw: object) -> Proposal:
         scope,
         tuple(dict.fromkeys(found)),
         tuple(notes),
+        _keys(raw.get("keys"), notes),
     )
+
+
+def _keys(raw: object, notes: list[str]) -> tuple[str, ...]:
+    """The proposal's search keys, cleaned the store's way; a key that is too long or
+    looks like a secret is dropped rather than failing the proposal."""
+    from ..store.rules import MAX_KEY_CHARS, MAX_KEYS
+
+    items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    keys: list[str] = []
+    for item in items:
+        for part in str(item).split(","):
+            key = " ".join(part.split()).lower()
+            if not key or key in keys:
+                continue
+            if len(key) > MAX_KEY_CHARS or secrets.find(key):
+                notes.append(f"key `{key[:20]}` dropped")
+                continue
+            keys.append(key)
+    return tuple(keys[:MAX_KEYS])
 
 
 def words(text: str) -> frozenset[str]:
@@ -251,6 +273,7 @@ def _write(
             desc=proposal.desc,
             status=proposal.status,
             supersedes=supersedes or None,
+            keys=list(proposal.keys) or None,
         )
     except UserError as exc:
         return Outcome("rejected", pid, str(exc), proposal, layer)

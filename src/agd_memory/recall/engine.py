@@ -32,6 +32,10 @@ COVERAGE_MIN_SINGLE = 0.35
 COVERAGE_MIN_MULTI = 0.2
 """coverage-multi: the shares required of a block matching one prompt word, and two or more
 distinct ones (a single shared word is the usual coincidence, two rarely are)."""
+KEYED_MIN_MULTI = 0.3
+"""keys: a block with keys matching two or more prompt words needs this share (one word:
+COVERAGE_MIN_SINGLE). Keys add vocabulary that a prompt on another subject can hit too;
+0.3 kept false injections at or below the unkeyed level on the dev set (benchmarks/README.md)."""
 UNIQUE_ANCHOR_DF = 1
 """unique-anchor: an id/desc word found in at most this many entries counts as two words
 for coverage-multi (a word only one block has names that block)."""
@@ -354,6 +358,8 @@ def recall(
                     and any(index.df_of(w) <= UNIQUE_ANCHOR_DF for w in m.anchor_exact)
                 )
                 need = COVERAGE_MIN_MULTI if strong else COVERAGE_MIN_SINGLE
+                if strong and m.doc.keys_set:
+                    need = KEYED_MIN_MULTI
             if "coverage" in feats and share < need:
                 continue
             if "coord" in feats:
@@ -543,7 +549,8 @@ def _within_budget(
     ranked: list[Match], settings: Any, feats: frozenset[str], words: list[str]
 ) -> RecallResult:
     budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
-    texts = [m.doc.entry.to_agd() for m in ranked]
+    # keys are for matching: the model reads the fact, not the search terms
+    texts = [m.doc.entry.to_agd(drop=("keys",)) for m in ranked]
     if "exact-budget" in feats:
         sizes = [len(t) + 1 for t in texts]
     else:

@@ -127,11 +127,13 @@ def run(
     settings: Any,
     *,
     features: frozenset[str] | None = None,
+    corpora: Path | None = None,
 ) -> Report:
-    """Run every case of `cases_path` through `engine.recall` with `settings`."""
+    """Run every case of `cases_path` through `engine.recall` with `settings`; the corpora
+    are read from `corpora` when given (the same memories rewritten, e.g. with keys)."""
     cases_path = Path(cases_path)
     cases = load_cases(cases_path)
-    base = cases_path.parent
+    base = cases_path.parent if corpora is None else Path(corpora)
     corpora = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
     files: dict[str, list[Any]] = {}
     for name in corpora:
@@ -139,7 +141,7 @@ def run(
         # `global.agd` beside it (so one cases file can use memories from several places)
         project = base / name
         if not project.is_file():
-            raise UserError(f"{cases_path}: corpus {name} not found relative to the cases file")
+            raise UserError(f"{cases_path}: corpus {name} not found in {base}")
         global_path = project.parent / GLOBAL_NAME
         layer_files = [MemoryFile(project, layer="project", settings=settings)]
         if global_path.is_file() and project.resolve() != global_path.resolve():

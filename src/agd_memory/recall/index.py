@@ -30,7 +30,7 @@ _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
 # (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
-#  body length in tokens, body length in characters, recency, entry fields)
+#  body length in tokens, body length in characters, recency, entry fields, keys tokens)
 # The entry fields rebuild the entry for rendering without reading the memory file.
 Record = tuple
 ENTRY_FIELDS = (
@@ -64,6 +64,13 @@ def is_memory(entry: Any) -> bool:
     return str(getattr(entry, "kind", "")).startswith("x-")
 
 
+def keys_text(entry: Any) -> str:
+    """The `keys` attribute: search terms written with the block (`keys="a, b c"`)."""
+    attrs = getattr(entry, "attrs", None) or {}
+    value = attrs.get("keys") if hasattr(attrs, "get") else None
+    return value.replace(",", " ") if isinstance(value, str) else ""
+
+
 def recency_key(updated: object) -> int:
     """The first 8 digits of `updated` as a number (20260131); undated or malformed gives 0."""
     if not isinstance(updated, str):
@@ -81,6 +88,7 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
     )
     body_text = getattr(entry, "body", None) or ""
     body = analyzer.tokens(body_text)
+    keys = analyzer.tokens(keys_text(entry)) if "keys" in analyzer.features else ()
     return (
         str(entry.id),
         kind,
@@ -94,6 +102,7 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
         len(body_text),
         recency_key(getattr(entry, "updated", None)),
         entry_fields(entry),
+        tuple(set(keys)),
     )
 
 
@@ -142,7 +151,7 @@ class Part:
         anchor: set[str] = set()
         key_of = analyzer.key_of
         for i, (rec, entry) in enumerate(zip(records, entries, strict=True)):
-            vocab = set(rec[4]).union(rec[5], rec[6], rec[7])
+            vocab = set(rec[4]).union(rec[5], rec[6], rec[7], rec[12])
             for t in vocab:
                 postings.setdefault(t, []).append(i)
             for k in {k for t in vocab if (k := key_of(t)) is not None}:
@@ -234,6 +243,7 @@ class Doc:
         "i",
         "id_set",
         "desc_set",
+        "keys_set",
         "kind_set",
         "body",
         "body_len",
@@ -256,6 +266,7 @@ class Doc:
         self.memory = rec[3]
         self.id_set = frozenset(rec[4])
         self.desc_set = frozenset(rec[5])
+        self.keys_set = frozenset(rec[12]) if rec[12] else _NONE
         self.kind_set = frozenset(rec[6]) if rec[6] else _NONE
         self.body = rec[7]
         self.body_len = rec[8]
@@ -292,7 +303,7 @@ class Doc:
         return self._key_tokens
 
     def vocabulary(self) -> frozenset[str]:
-        return self.id_set | self.desc_set | self.kind_set | self.body.keys()
+        return self.id_set | self.desc_set | self.kind_set | self.keys_set | self.body.keys()
 
 
 class Index:

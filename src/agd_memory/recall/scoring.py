@@ -174,6 +174,12 @@ BM25_ID = 3.0
 """Weight of an id occurrence against a body occurrence (the reference's field boost)."""
 BM25_DESC = 3.0
 """Weight of a desc occurrence against a body occurrence (the reference's field boost)."""
+BM25_KEYS = 2.0
+"""Weight of a `keys` occurrence (search terms written with the block): between body and
+desc; 1 to 3 gave the same dev numbers."""
+KEYS_ANCHOR_MIN = 2
+"""Prompt words found in a block's keys that anchor it like desc words; one key word is
+too weak an anchor (keys are many and broad), three lost dev hits (benchmarks/README.md)."""
 
 
 def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
@@ -183,6 +189,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
     anchor_cog: set[str] = set()
     covered: set[str] = set()
     matched: set[str] = set()
+    in_keys: set[str] = set()
     body_norm = 1.0 - 0.75 + 0.75 * (doc.body_len / index.avg_body if index.avg_body else 1.0)
     desc_norm = 1.0 - 0.5 + 0.5 * (len(doc.desc_set) / index.avg_desc if index.avg_desc else 1.0)
     for word in prompt.words:
@@ -194,6 +201,9 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
         if word in doc.desc_set:
             tf += BM25_DESC / desc_norm
             anchor_exact.add(word)
+        if word in doc.keys_set:
+            tf += BM25_KEYS
+            in_keys.add(word)
         body_tf = doc.body.get(word, 0)
         if body_tf:
             tf += body_tf / body_norm
@@ -215,6 +225,8 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
             matched.add(word)
         k1 = BM25_K1
         score += index.weight(word) * tf * (k1 + 1) / (tf + k1)
+    if len(in_keys) >= KEYS_ANCHOR_MIN:
+        anchor_exact |= in_keys
     return Match(
         doc=doc,
         score=score,

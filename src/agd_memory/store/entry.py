@@ -115,11 +115,16 @@ class Entry(_Row):
             "attrs": self.attrs,
         }
 
-    def to_agd(self) -> str:
-        """The block as canonical AGD text (what `agd get` prints for it)."""
+    def to_agd(self, *, drop: tuple[str, ...] = ()) -> str:
+        """The block as canonical AGD text (what `agd get` prints for it), without the
+        attributes named in `drop`."""
         from agd.serializer import serialize_block
 
-        return serialize_block(to_block(self))
+        block = to_block(self)
+        if any(name in block.attrs for name in drop):
+            attrs = {k: v for k, v in block.attrs.items() if k not in drop}
+            block = Block(block.kind, block.content_type, block.value, attrs, block.id)
+        return serialize_block(block)
 
     def __hash__(self) -> int:
         return hash((self.layer, self.path, self.id, self.body, self.attr_flat))

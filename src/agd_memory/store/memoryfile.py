@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -28,7 +28,7 @@ from .citations import cites, id_attr, rewrite_refs
 from .entry import CITATION, Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
 
 T = TypeVar("T")
-MANAGED_ATTRS = ("desc", "created", "updated", "status", "supersedes", "refs")
+MANAGED_ATTRS = ("desc", "keys", "created", "updated", "status", "supersedes", "refs")
 
 
 # The results are NamedTuples, not dataclasses: this module is imported by every hook,
@@ -202,12 +202,14 @@ class MemoryFile:
         refs: Iterable[str] | str | None = None,
         status: str | None = None,
         supersedes: Iterable[str] | str | None = None,
+        keys: Iterable[str] | str | None = None,
         allow_secrets: bool = False,
     ) -> SaveResult:
         """Add or update the block `id` (see docs/ARCHITECTURE.md for every rule).
 
-        `None` keeps the old value of desc, refs, status and supersedes; `""` clears a
-        desc or status and `[]` clears refs or supersedes. Without explicit refs, the
+        `None` keeps the old value of desc, keys, refs, status and supersedes; `""` clears
+        a desc or status and `[]` clears keys, refs or supersedes. `keys` are search terms
+        recall matches like desc words (`rules.normalize_keys`). Without explicit refs, the
         old refs are kept and `#id` citations of existing blocks in the body are added.
         """
         where = f"#{id.strip().lstrip('#')} in {self.path}"
@@ -223,8 +225,9 @@ class MemoryFile:
         new_status = rules.check_status(status, where)
         given_refs = rules.id_list(refs, "refs", where)
         given_sup = rules.id_list(supersedes, "supersedes", where)
+        new_keys = None if keys is None else rules.normalize_keys(keys, where)
         if not allow_secrets:
-            rules.check_secrets(body, new_desc, where)
+            rules.check_secrets(body, " ".join(filter(None, (new_desc, new_keys))), where)
         today = rules.today(self.settings)
 
         def change(doc: Document) -> tuple[SaveResult, list[Block]]:
@@ -249,6 +252,9 @@ class MemoryFile:
             d = new_desc if new_desc is not None else str_attr(old_attrs, "desc")
             if d:
                 attrs["desc"] = d
+            k = new_keys if new_keys is not None else str_attr(old_attrs, "keys")
+            if k:
+                attrs["keys"] = k
             created = str_attr(old_attrs, "created")
             attrs["created"] = created if created else today
             attrs["updated"] = today
@@ -308,6 +314,37 @@ class MemoryFile:
             return result, changed
 
         return self._transaction(change, where)
+
+    def set_keys(
+        self, keys: Mapping[str, Iterable[str] | str], *, allow_secrets: bool = False
+    ) -> tuple[str, ...]:
+        """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
+        locked write. Nothing else changes, `updated` included: keys help recall find a
+        fact, they are not a change of it. Unknown ids and non-entries are skipped;
+        returns the ids written."""
+        wanted = {}
+        for block_id, value in keys.items():
+            where = f"#{block_id} in {self.path}"
+            wanted[block_id] = rules.normalize_keys(value, where)
+            if not allow_secrets:
+                rules.check_secrets("", wanted[block_id], where)
+
+        def change(doc: Document) -> tuple[tuple[str, ...], list[Block]]:
+            done, changed = [], []
+            for pos, b in enumerate(doc.blocks):
+                if b.id not in wanted or not b.kind.startswith("x-"):
+                    continue
+                attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
+                if wanted[b.id]:
+                    attrs["keys"] = wanted[b.id]
+                if attrs == dict(b.attrs):
+                    continue
+                doc.blocks[pos] = Block(b.kind, b.content_type, b.value, attrs, b.id)
+                changed.append(doc.blocks[pos])
+                done.append(b.id)
+            return tuple(done), changed
+
+        return self._transaction(change, str(self.path), create=False)
 
     def delete(self, id: str) -> DeleteResult:
         """Remove the block `id`; the result lists the blocks that still cite it."""

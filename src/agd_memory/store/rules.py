@@ -86,6 +86,42 @@ def normalize_desc(desc: str) -> str:
     return re.sub(r"\s*[\r\n]+\s*", " ", desc).strip()
 
 
+MAX_KEYS = 24
+MAX_KEY_CHARS = 48
+
+
+def normalize_keys(keys: Iterable[str] | str, where: str) -> str:
+    """Search keys as stored: `keys="a, b c, d"`: lowercase, one line each, no empty
+    or repeated key, at most `MAX_KEYS`; `""` or `[]` gives "" (clear). A key cannot
+    hold a comma (it separates keys) and is at most `MAX_KEY_CHARS` long."""
+    items = keys.split(",") if isinstance(keys, str) else list(keys)
+    out: list[str] = []
+    for raw in items:
+        if not isinstance(raw, str):
+            raise SaveRejected(
+                f"save rejected: the keys of {where} must be text. Nothing was written."
+            )
+        key = " ".join(raw.split()).lower()
+        if not key:
+            continue
+        if "," in key or len(key) > MAX_KEY_CHARS:
+            raise SaveRejected(
+                f"save rejected: key {key[:60]!r} of {where} is not a short term (at most "
+                f"{MAX_KEY_CHARS} characters, no comma); give words or short phrases. "
+                "Nothing was written."
+            )
+        if key not in out:
+            out.append(key)
+    if len(out) > MAX_KEYS:
+        raise SaveRejected(
+            f"save rejected: {where} has {len(out)} keys; keep the {MAX_KEYS} most useful. "
+            "Nothing was written."
+        )
+    joined = ", ".join(out)
+    check_text(joined, "keys", where)
+    return joined
+
+
 def normalize_body(content: str) -> str:
     """CRLF and lone CR become LF (the parser reads CRLF as LF, so the body round-trips)."""
     return content.replace("\r\n", "\n").replace("\r", "\n")
