@@ -91,14 +91,21 @@ class DistillFailed(Exception):
 @dataclass
 class Answer:
     proposals: list[object]
-    """The raw proposals, unvalidated."""
+    """The raw items of the result field (the distiller's proposals), unvalidated."""
     attempts: int
     cost_usd: float | None = None
     notes: list[str] = field(default_factory=list)
 
 
-def command(settings: Settings, system_prompt: str, *, safe_mode: bool = True) -> list[str]:
-    """The argv of one headless run (the session text goes on stdin)."""
+def command(
+    settings: Settings,
+    system_prompt: str,
+    *,
+    safe_mode: bool = True,
+    schema: dict[str, object] | None = None,
+) -> list[str]:
+    """The argv of one headless run (the message goes on stdin); `schema` defaults to the
+    distiller's SCHEMA."""
     exe = shutil.which(settings.distill_claude) or settings.distill_claude
     argv = [exe, "-p"]
     if safe_mode:
@@ -114,7 +121,7 @@ def command(settings: Settings, system_prompt: str, *, safe_mode: bool = True) -
         "--output-format",
         "json",
         "--json-schema",
-        json.dumps(SCHEMA, separators=(",", ":")),
+        json.dumps(SCHEMA if schema is None else schema, separators=(",", ":")),
         "--system-prompt",
         system_prompt,
     ]
@@ -156,8 +163,13 @@ def ask(
     *,
     log: Callable[[str], None],
     sleep: Callable[[float], None] = time.sleep,
+    schema: dict[str, object] | None = None,
+    result_field: str = "proposals",
 ) -> Answer:
-    """Run the headless pass, retrying transient failures; raise DistillFailed when it gives up."""
+    """Run the headless pass, retrying transient failures; raise DistillFailed when it gives up.
+
+    `schema` is the answer's JSON schema (default: the distiller's SCHEMA) and `result_field` the
+    list in it that the Answer carries (default: "proposals")."""
     if shutil.which(settings.distill_claude) is None:
         raise DistillFailed(
             f"`{settings.distill_claude}` not found on PATH (set AGD_DISTILL_CLAUDE)",
@@ -167,7 +179,8 @@ def ask(
     safe_mode = True
     for n in range(1, attempts + 1):
         try:
-            answer = _once(settings, command(settings, system_prompt, safe_mode=safe_mode), message)
+            argv = command(settings, system_prompt, safe_mode=safe_mode, schema=schema)
+            answer = _once(settings, argv, message, result_field)
             answer.attempts = n
             return answer
         except DistillFailed as exc:
@@ -177,9 +190,8 @@ def ask(
                 )
                 safe_mode = False
                 try:
-                    answer = _once(
-                        settings, command(settings, system_prompt, safe_mode=False), message
-                    )
+                    argv = command(settings, system_prompt, safe_mode=False, schema=schema)
+                    answer = _once(settings, argv, message, result_field)
                     answer.attempts = n
                     return answer
                 except DistillFailed as again:
@@ -197,7 +209,7 @@ def ask(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _once(settings: Settings, argv: list[str], message: str) -> Answer:
+def _once(settings: Settings, argv: list[str], message: str, field: str) -> Answer:
     with tempfile.TemporaryDirectory(prefix="agd-distill-") as sandbox:
         try:
             proc = subprocess.Popen(
@@ -230,10 +242,10 @@ def _once(settings: Settings, argv: list[str], message: str) -> Answer:
             structured = json.loads(result["result"])
         except ValueError:
             structured = None
-    if not isinstance(structured, dict) or not isinstance(structured.get("proposals"), list):
-        raise DistillFailed("the answer holds no structured `proposals` list", transient=False)
+    if not isinstance(structured, dict) or not isinstance(structured.get(field), list):
+        raise DistillFailed(f"the answer holds no structured `{field}` list", transient=False)
     cost = result.get("total_cost_usd")
-    return Answer(structured["proposals"], 1, cost if isinstance(cost, (int, float)) else None)
+    return Answer(structured[field], 1, cost if isinstance(cost, (int, float)) else None)
 
 
 def _failure(code: int | None, result: dict | None, stdout: str, stderr: str) -> DistillFailed:
