@@ -281,3 +281,20 @@ def test_any_model_output_is_either_refused_or_made_safe(raw: dict) -> None:
     assert p.status in (None, "open", "done")
     assert p.scope in ("project", "global")
     assert all(proposals.IDENT.match(s) and s != p.id for s in p.supersedes)
+
+
+def test_keys_are_cleaned_and_written_with_the_block(layers, env) -> None:
+    raw = P(keys=["Job Queue", "coda lavori, background jobs", "job queue", "x" * 60, GITHUB_TOKEN])
+    p = proposals.validate(raw)
+    assert p.keys == ("job queue", "coda lavori", "background jobs")
+    assert sum("dropped" in n for n in p.notes) == 2  # too long; a secret
+    proposals.apply([raw], layers, env.settings())
+    (entry,) = [e for e in memory(layers, env).entries() if e.id == "queue-db"]
+    assert entry.attrs["keys"] == "job queue, coda lavori, background jobs"
+
+
+def test_a_proposal_without_keys_is_still_written(layers, env) -> None:
+    assert proposals.validate(P()).keys == ()
+    proposals.apply([P()], layers, env.settings())
+    (entry,) = [e for e in memory(layers, env).entries() if e.id == "queue-db"]
+    assert "keys" not in entry.attrs

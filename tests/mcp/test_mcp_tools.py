@@ -299,6 +299,20 @@ def test_save_adds_a_block_to_the_project_layer(tool, memory):
     assert "#ci-cache (x-project, 2026-06-25) [project layer] CI cache" in got.text
 
 
+def test_save_writes_keys_that_recall_matches_but_get_shows(tool, memory):
+    r = tool(
+        "agd_memory_save",
+        {"kind": "x-project", "id": "ci-cache", "content": "CI caches pip wheels.",
+         "desc": "CI cache", "keys": ["Slow builds", "pip download", "build lenta"]},
+    )  # fmt: skip
+    assert not r.is_error, r.text
+    assert 'keys="slow builds, pip download, build lenta"' in memory.project_file.read_text(
+        encoding="utf-8"
+    )
+    hits = tool("agd_memory_search", {"query": "slow builds"}).text
+    assert "#ci-cache" in hits
+
+
 def test_save_updates_an_existing_block_and_keeps_its_desc(tool, memory):
     r = tool(
         "agd_memory_save",

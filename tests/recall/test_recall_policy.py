@@ -191,3 +191,19 @@ def test_budget_stops_once_reached() -> None:
 
 def test_estimate_tokens_rounds_up() -> None:
     assert policy.estimate_tokens(9) == 3
+
+
+def test_code_syntax_catches_a_short_snippet_above_a_question() -> None:
+    snippet = (
+        "def fib(n):\n    return n if n < 2 else fib(n - 1)\n\nprint(fib(40))\n\nwhy is this slow?"
+    )
+    assert not policy.looks_like_code(snippet, 0.4)  # the reference's rule: under 5 lines
+    assert policy.looks_like_code(snippet, 0.4, syntax=True)
+    assert skip(snippet, code_syntax=True) == policy.CODE_PASTE
+
+
+def test_code_syntax_leaves_prose_alone() -> None:
+    prose = "the deploy failed twice today.\nwhat changed in the release script?\nand who ran it?"
+    assert not policy.looks_like_code(prose, 0.4, syntax=True)
+    one_line = "add an endpoint (GET /sites) that returns a 404 when the site is gone"
+    assert not policy.looks_like_code(one_line, 0.4, syntax=True)

@@ -139,6 +139,7 @@ def validate(raw: object) -> Proposal:
     found = [f.kind for f in secrets.find(desc)] + [f.kind for f in secrets.find(body)]
     if found:
         desc, body = secrets.redact(desc), secrets.redact(body)
+    keys = _keys(raw.get("keys"), notes)
     return Proposal(
         kind,
         block_id,
@@ -149,7 +150,7 @@ def validate(raw: object) -> Proposal:
         scope,
         tuple(dict.fromkeys(found)),
         tuple(notes),
-        _keys(raw.get("keys"), notes),
+        keys,
     )
 
 

@@ -287,12 +287,13 @@ def ranking_of(settings: Any, fuzzy_anchor_min: int | None = None) -> policy.Ran
     )
 
 
-def gates_of(settings: Any) -> policy.Gates:
+def gates_of(settings: Any, features: frozenset[str] = frozenset()) -> policy.Gates:
     return policy.Gates(
         disabled=bool(settings.recall_disabled),
         max_prompt_chars=int(settings.recall_max_prompt_chars),
         code_line_ratio=float(settings.recall_code_line_ratio),
         min_words=int(settings.recall_min_words),
+        code_syntax="code-syntax" in features,
     )
 
 
@@ -319,7 +320,7 @@ def recall(
     files = select_files(files, settings)
     analyzer = analyzer_for(files, settings, feats)
     words = prompt_words(prompt or "", analyzer, settings, feats)
-    gates = gates_of(settings)
+    gates = gates_of(settings, feats)
     reason = policy.should_skip(prompt or "", words, gates)
     index: Index | None = None
     if reason == policy.BELOW_MIN_WORDS and "short-gate" in feats and words and files:

@@ -127,21 +127,25 @@ def run(
     settings: Any,
     *,
     features: frozenset[str] | None = None,
-    corpora: Path | None = None,
+    override: Path | None = None,
 ) -> Report:
-    """Run every case of `cases_path` through `engine.recall` with `settings`; the corpora
-    are read from `corpora` when given (the same memories rewritten, e.g. with keys)."""
+    """Run every case of `cases_path` through `engine.recall` with `settings`.
+
+    With `override`, a corpus whose file name is in that folder is read from there, with
+    the folder's `global.agd` (the same memories rewritten, e.g. with keys); the others
+    are read as usual."""
     cases_path = Path(cases_path)
     cases = load_cases(cases_path)
-    base = cases_path.parent if corpora is None else Path(corpora)
-    corpora = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
+    names = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
     files: dict[str, list[Any]] = {}
-    for name in corpora:
+    for name in names:
         # a corpus is a path relative to the cases file; its global layer is the
         # `global.agd` beside it (so one cases file can use memories from several places)
-        project = base / name
+        project = cases_path.parent / name
+        if override is not None and (Path(override) / project.name).is_file():
+            project = Path(override) / project.name
         if not project.is_file():
-            raise UserError(f"{cases_path}: corpus {name} not found in {base}")
+            raise UserError(f"{cases_path}: corpus {name} not found relative to the cases file")
         global_path = project.parent / GLOBAL_NAME
         layer_files = [MemoryFile(project, layer="project", settings=settings)]
         if global_path.is_file() and project.resolve() != global_path.resolve():
@@ -150,7 +154,7 @@ def run(
     report = Report()
     for case in cases:
         expect = case.get("expect")
-        targets = corpora if expect is None else [case["corpus"]]
+        targets = names if expect is None else [case["corpus"]]
         for name in targets:
             result = recall(case["prompt"], files[name], settings, features=features)
             report.results.append(_case_result(case, name, result))

@@ -36,6 +36,7 @@ FEATURES: dict[str, str] = {
     "cooc": "a block lacking a rare prompt word is credited with it when it has the words that co-occur with it in the memory (PMI)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
     "keys": "the `keys` attribute (search terms written with the block) counts as desc words",
+    "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "exact-budget": "the budget is measured on the text actually injected",
 }
 

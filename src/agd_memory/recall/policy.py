@@ -7,6 +7,7 @@ All rules are the reference's (agd-memory-plugin §5.4) unless a feature of
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -38,13 +39,31 @@ class Gates(NamedTuple):
     max_prompt_chars: int = 4000
     code_line_ratio: float = 0.4
     min_words: int = 3
+    code_syntax: bool = False
+    """code-syntax: also count lines that read as code, not only indented ones."""
 
 
-def looks_like_code(prompt: str, line_ratio: float) -> bool:
-    """A fence anywhere, or 5+ non-blank lines of which at least `line_ratio` are indented."""
+CODE_LINE = re.compile(
+    r"^\s|^(?:def|class|import|from|return|function|const|let|var|fn|func|package|"
+    r"#include|print|console\.log|SELECT|INSERT|UPDATE)\b|[:{};)\]]\s*$"
+)
+"""code-syntax: a line that reads as code: indented, opening with a keyword, or ending
+with what ends a statement or opens a block."""
+SYNTAX_MIN_LINES = 3
+SYNTAX_SHARE = 0.5
+
+
+def looks_like_code(prompt: str, line_ratio: float, *, syntax: bool = False) -> bool:
+    """A fence anywhere, or 5+ non-blank lines of which at least `line_ratio` are indented.
+    With `syntax`, also 3+ non-blank lines of which half read as code (`CODE_LINE`): a
+    short snippet pasted above a question."""
     if CODE_FENCE in prompt:
         return True
     lines = [line for line in prompt.splitlines() if line.strip()]
+    if syntax and len(lines) >= SYNTAX_MIN_LINES:
+        code = sum(1 for line in lines if CODE_LINE.search(line))
+        if code >= 2 and code / len(lines) >= SYNTAX_SHARE:
+            return True
     if len(lines) < CODE_MIN_LINES:
         return False
     indented = sum(1 for line in lines if line[:1] in (" ", "\t"))
@@ -71,7 +90,7 @@ def should_skip(
         return EMPTY
     if len(prompt) > gates.max_prompt_chars:
         return TOO_LONG
-    if looks_like_code(prompt, gates.code_line_ratio):
+    if looks_like_code(prompt, gates.code_line_ratio, syntax=gates.code_syntax):
         return CODE_PASTE
     if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
         return BELOW_MIN_WORDS

@@ -1,0 +1,65 @@
+"""Search keys (`keys=` written with a block) in recall and ranked search."""
+
+from __future__ import annotations
+
+from agd_memory.recall import engine, recall, search
+from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.scoring import Prompt, score_all_bm25
+
+ROUNDING = (
+    '@x-project desc="IVA arrotondata riga per riga, corretto" '
+    'keys="vat rounding, cent off, tax total, invoice total, centesimi" [#bug-iva]\n'
+    "~~~\nL'IVA si calcola sul totale imponibile per aliquota, non riga per riga.\n~~~\n"
+)
+DEPLOY = (
+    '@x-project desc="deploy con lo script di rilascio" [#deploy]\n'
+    "~~~\nscripts/deploy.sh dopo make check; riavvia gunicorn.\n~~~\n"
+)
+PROMPT = "a customer says the tax total on an invoice is a cent off"
+
+
+def test_keys_find_a_block_whose_desc_and_body_share_no_word(memory_file, make_settings) -> None:
+    mf = memory_file([ROUNDING, DEPLOY])
+    chosen = recall(PROMPT, [mf], make_settings()).chosen
+    assert [s.entry.id for s in chosen] == ["bug-iva"]
+    without = recall(PROMPT, [mf], make_settings(), features=DEFAULT - {"keys"})
+    assert without.chosen == []
+
+
+def test_keys_are_not_injected(memory_file, make_settings) -> None:
+    result = recall(PROMPT, [memory_file([ROUNDING])], make_settings())
+    text = result.render()
+    assert "#bug-iva" in text and "keys=" not in text and "cent off" not in text
+    assert 'desc="IVA arrotondata riga per riga, corretto"' in text
+
+
+def anchors(mf, settings, prompt: str) -> frozenset[str]:
+    """The prompt words that anchor #bug-iva (found in its id, desc, or two of its keys)."""
+    files = engine.select_files([mf], settings)
+    analyzer = engine.analyzer_for(files, settings, DEFAULT)
+    words = engine.prompt_words(prompt, analyzer, settings, DEFAULT)
+    index = engine.build_index(files, settings, DEFAULT, analyzer)
+    matches = score_all_bm25(index, Prompt.build(words, analyzer, fuzzy=True))
+    return next(m.anchor_exact for m in matches if m.doc.id == "bug-iva")
+
+
+def test_two_key_words_anchor_a_block_one_does_not(memory_file, make_settings) -> None:
+    mf, settings = memory_file([ROUNDING, DEPLOY]), make_settings()
+    assert len(anchors(mf, settings, "the tax total looks odd")) == 2  # tax (a concept), total
+    # one key word is the coincidence keys must not turn into noise
+    assert anchors(mf, settings, "what is the tax on restaurant meals") == set()
+
+
+def test_a_keyed_block_must_explain_more_of_the_prompt(memory_file, make_settings) -> None:
+    # two key words hit (an unkeyed block would be injected at this share), but most of
+    # the prompt is about something the memory does not know
+    mf = memory_file([ROUNDING, DEPLOY])
+    prompt = "the tax total in a sonnet for my grandmother birthday tomorrow"
+    assert recall(prompt, [mf], make_settings()).chosen == []
+    assert recall("the tax total in a sonnet", [mf], make_settings()).chosen
+
+
+def test_ranked_search_matches_keys(memory_file, make_settings) -> None:
+    mf = memory_file([ROUNDING, DEPLOY])
+    hits = search.search("cent off", [mf], make_settings())
+    assert [h.entry.id for h in hits][:1] == ["bug-iva"]

@@ -1,0 +1,78 @@
+"""Search keys: `keys=` on save, `set_keys` for many entries, and their validation."""
+
+from __future__ import annotations
+
+import pytest
+
+import agd
+from agd_memory import store
+from agd_memory.errors import SaveRejected
+
+
+def _attrs(mf: store.MemoryFile, block_id: str) -> dict:
+    block = agd.parse(mf.path.read_text(encoding="utf-8")).find(block_id)
+    assert block is not None, f"#{block_id} missing"
+    return dict(block.attrs)
+
+
+def test_save_writes_clean_keys_and_keeps_them_on_update(mf: store.MemoryFile) -> None:
+    mf.save("x-project", "db", "We use Postgres.", keys=[" Database ", "banca  dati", "db", "DB"])
+    assert _attrs(mf, "db")["keys"] == "database, banca dati, db"
+    mf.save("x-project", "db", "We use Postgres 16.")  # keys omitted: kept
+    assert _attrs(mf, "db")["keys"] == "database, banca dati, db"
+    mf.save("x-project", "db", "We use Postgres 16.", keys="sql, postgresql")  # a comma string
+    assert _attrs(mf, "db")["keys"] == "sql, postgresql"
+    mf.save("x-project", "db", "We use Postgres 16.", keys=[])
+    assert "keys" not in _attrs(mf, "db")
+
+
+def test_entries_expose_keys_as_an_attribute(mf: store.MemoryFile) -> None:
+    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["sql"])
+    (entry,) = [e for e in mf.entries() if e.id == "db"]
+    assert entry.attrs["keys"] == "sql"
+    assert "keys=" not in entry.to_agd(drop=("keys",))
+    assert "keys=sql" in entry.to_agd()
+
+
+@pytest.mark.parametrize(
+    ("keys", "why"),
+    [
+        (["x" * 49], "at most 48 characters"),
+        ([f"k{i}" for i in range(25)], "keep the 24 most useful"),
+        ([3], "must be text"),
+    ],
+)
+def test_bad_keys_are_refused_and_nothing_is_written(mf: store.MemoryFile, keys, why) -> None:
+    mf.save("x-project", "db", "We use Postgres.")
+    before = mf.path.read_bytes()
+    with pytest.raises(SaveRejected, match=why):
+        mf.save("x-project", "db", "We use Postgres 16.", keys=keys)
+    assert mf.path.read_bytes() == before
+
+
+def test_a_secret_in_the_keys_is_refused(mf: store.MemoryFile) -> None:
+    with pytest.raises(SaveRejected, match="looks like"):
+        mf.save("x-project", "db", "We use Postgres.", keys=["ghp_" + "a1B2" * 9])
+    assert not mf.path.exists()
+
+
+def test_set_keys_writes_many_entries_and_leaves_the_rest_alone(mf: store.MemoryFile) -> None:
+    mf.save("x-project", "db", "We use Postgres.", desc="database")
+    mf.save("x-project", "deploy", "scripts/deploy.sh", desc="deploy")
+    before = {i: _attrs(mf, i) for i in ("db", "deploy")}
+    written = mf.set_keys({"db": ["sql", "postgresql"], "root": ["x"], "nope": ["y"]})
+    assert written == ("db",)  # a heading and an unknown id are skipped
+    after = _attrs(mf, "db")
+    assert after.pop("keys") == "sql, postgresql"
+    assert after == before["db"]  # updated, created and desc untouched
+    assert _attrs(mf, "deploy") == before["deploy"]
+    assert mf.set_keys({"db": ["sql", "postgresql"]}) == ()  # unchanged: nothing written
+    assert mf.set_keys({"db": []}) == ("db",)
+    assert "keys" not in _attrs(mf, "db")
+
+
+def test_save_keys_from_the_command_line(cli, env) -> None:
+    r = cli("save", "x-project", "db", "--content", "We use Postgres.", "--keys", "SQL, banca dati")
+    assert r.returncode == 0, r.stderr
+    r = cli("get", "db")
+    assert 'keys="sql, banca dati"' in r.stdout
