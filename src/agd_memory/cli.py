@@ -38,6 +38,7 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "merge": ("agd_memory.maintenance:merge_main", "merge one memory file into another"),
     "doctor": ("agd_memory.maintenance:doctor_main", "check memory files and the installation"),
+    "keys": ("agd_memory.maintenance:keys_main", "add search keys to entries (claude -p)"),
 }
 
 

@@ -1,0 +1,447 @@
+"""`agd-memory keys`: backfill the search keys of entries written without them.
+
+Recall finds an entry by the words a request shares with its id, desc and keys; an
+entry written before keys existed (or by hand) has none, so a request in other words
+or another language misses it. This verb asks a headless `claude -p` (the distiller's
+runner, `distill/headless.py`, with its own schema) for keys, batch by batch, and
+writes them with `MemoryFile.set_keys`: one locked atomic write per file, `updated`
+untouched (keys help recall find a fact, they are not a change of it).
+
+Dry run by default. `--print-prompt` shows what would be sent (to run any model by
+hand) and `--from ANSWERS.json` applies a saved, reviewed answer without calling claude.
+The model's answer is data: unknown ids are ignored and every key goes through the
+store's rules one by one, so one bad key is dropped, never the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import paths, store
+from ..errors import UserError
+from ..settings import Settings
+
+PROMPT_FILE = Path(__file__).with_name("keys_prompt.md")
+LANGUAGES_PLACEHOLDER = "LANGUAGES"
+DEFAULT_BATCH = 20
+BODY_CLIP = 1500
+"""Characters of a body sent: enough to say what an entry is about, not a whole log."""
+RESULT_FIELD = "entries"
+MAX_ANSWER_KEYS = 24
+"""The store's limit (rules.MAX_KEYS); an answer with more keeps the first ones."""
+
+SCHEMA: dict[str, object] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": [RESULT_FIELD],
+    "properties": {
+        RESULT_FIELD: {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "keys"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "keys": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        }
+    },
+}
+
+
+@dataclass
+class Target:
+    """One memory file and the entries of it that will be sent for keys."""
+
+    mf: store.MemoryFile
+    entries: list[store.Entry]
+    found: dict[str, str] = field(default_factory=dict)
+    """id -> keys as the store writes them ("a, b c"), filled from the answers."""
+
+
+# -- choosing the entries ---------------------------------------------------------------
+
+
+def needs_keys(entry: store.Entry, *, everything: bool = False) -> bool:
+    """A memory entry, not superseded, without keys (with `everything`: keys or not)."""
+    if not entry.is_memory or entry.status == "superseded":
+        return False
+    return everything or not str(entry.attrs.get("keys") or "").strip()
+
+
+def default_files(settings: Settings) -> list[Path]:
+    """The current project's memory and the global one, those that exist."""
+    layers = paths.resolve(settings)
+    return [layer.path for layer in layers.select("all") if layer.path.is_file()]
+
+
+def open_targets(
+    files: Sequence[Path], settings: Settings, *, everything: bool, warn: Callable[[str], None]
+) -> tuple[list[Target], int]:
+    """A Target per readable file (entries that need keys); the count of files that failed."""
+    targets, failed = [], 0
+    global_path = paths.resolve(settings).global_.path
+    for path in files:
+        layer = "global" if _same(path, global_path) else "project"
+        mf = store.MemoryFile(path, layer=layer, settings=settings)
+        if not mf.exists():
+            warn(f"{path}: no such memory file; `agd-memory where` shows the resolved ones")
+            failed += 1
+            continue
+        try:
+            entries = [e for e in mf.entries() if needs_keys(e, everything=everything)]
+        except UserError as exc:
+            warn(str(exc))
+            failed += 1
+            continue
+        targets.append(Target(mf, entries))
+    return targets, failed
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def batches(entries: Sequence[store.Entry], size: int) -> list[list[store.Entry]]:
+    size = max(1, size)
+    return [list(entries[i : i + size]) for i in range(0, len(entries), size)]
+
+
+# -- the prompt -------------------------------------------------------------------------
+
+
+def languages(
+    entries: Iterable[store.Entry], settings: Settings, explicit: Sequence[str] | None = None
+) -> tuple[str, ...]:
+    """The user's languages: `--langs`, else AGD_RECALL_LANGS when set, else English plus
+    the languages the entries are written in (`entry_langs`)."""
+    if explicit:
+        return tuple(dict.fromkeys(explicit))
+    if settings.recall_langs:
+        return tuple(dict.fromkeys(settings.recall_langs))
+    from ..recall.text import BUILTIN_LANGS
+
+    found = {"en"}
+    for entry in entries:
+        found.update(entry_langs(f"{entry.desc or ''}\n{entry.body or ''}"))
+    return tuple(lang for lang in BUILTIN_LANGS if lang in found)
+
+
+MIN_FUNCTION_WORDS = 2
+"""Distinct function words an entry needs in a language to be counted as written in it."""
+
+
+def entry_langs(text: str) -> tuple[str, ...]:
+    """The languages a text is written in, judged by recall's function-word lists.
+
+    Stricter than recall's `prompt_langs` (half the best language's count): entries are
+    full of names that happen to be function words somewhere (`iOS` -> Portuguese `os`,
+    `for` is Portuguese too), so a language needs `MIN_FUNCTION_WORDS` distinct words of
+    two letters or more, as well as half the best count."""
+    from ..recall.text import BUILTIN_LANGS, fold, reference_tokens, stopwords
+
+    words = {fold(w) for w in reference_tokens(text, 2)}
+    hits = {lang: len(words & stopwords((lang,), None, folded=True)) for lang in BUILTIN_LANGS}
+    best = max(hits.values(), default=0)
+    return tuple(lang for lang, n in hits.items() if n >= MIN_FUNCTION_WORDS and n * 2 >= best)
+
+
+def system_prompt(langs: Sequence[str]) -> str:
+    text = PROMPT_FILE.read_text(encoding="utf-8")
+    return text.replace(LANGUAGES_PLACEHOLDER, ", ".join(langs))
+
+
+def message(entries: Sequence[store.Entry]) -> str:
+    """The user message: the batch as `<entries>`, each with its id, kind, desc and body."""
+    parts = ["<entries>"]
+    for e in entries:
+        parts.append(f'<entry id="{e.id}" kind="{e.kind}">')
+        parts.append(f"desc: {_neutral(e.desc or '')}")
+        parts.append("body:")
+        parts.append(_neutral(clip(e.body or "")))
+        parts.append("</entry>")
+    parts.append("</entries>")
+    return "\n".join(parts) + "\n"
+
+
+def clip(text: str, limit: int = BODY_CLIP) -> str:
+    """At most `limit` characters, cut at a space when there is one near the end."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space > limit * 0.8:
+        cut = cut[:space]
+    return cut.rstrip() + " [...]"
+
+
+def _neutral(text: str) -> str:
+    """An entry's text cannot close its own `<entry>` (the entries are data, not markup)."""
+    return text.replace("</entr", "<\\/entr").replace("<entr", "<\\entr")
+
+
+# -- the answer -------------------------------------------------------------------------
+
+
+def clean_answer(
+    items: object, wanted: Collection[str], where: Callable[[str], str]
+) -> tuple[dict[str, str], list[str]]:
+    """id -> stored keys for the ids in `wanted`, and notes on what was dropped.
+
+    Unknown ids are ignored; each key is checked alone (the store's length, comma and
+    secret rules), so a bad key is dropped and the others kept; an entry left with no
+    usable key is skipped."""
+    from ..store import rules
+
+    notes: list[str] = []
+    gathered: dict[str, list[str]] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        block_id = str(item.get("id") or "").strip().lstrip("#")
+        if block_id not in wanted:
+            if block_id:
+                notes.append(f"#{block_id}: not asked for, ignored")
+            continue
+        raw = item.get("keys")
+        if isinstance(raw, str):
+            raw = raw.split(",")
+        if not isinstance(raw, list):
+            continue
+        keep = gathered.setdefault(block_id, [])
+        for key in raw:
+            try:
+                one = rules.normalize_keys([key], where(block_id))
+                rules.check_secrets("", one, where(block_id))
+            except UserError as exc:
+                notes.append(f"#{block_id}: key dropped: {exc}")
+                continue
+            if one and one not in keep:
+                keep.append(one)
+    out = {}
+    for block_id, keys in gathered.items():
+        if not keys:
+            notes.append(f"#{block_id}: no usable keys, skipped")
+            continue
+        out[block_id] = ", ".join(keys[:MAX_ANSWER_KEYS])
+    return out, notes
+
+
+def read_answers(path: Path) -> list[object]:
+    """The entries of a saved answer: `{"entries": [...]}`, or a whole `claude -p
+    --output-format json` result holding it as `structured_output`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read the answers file {path}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UserError(f"the answers file {path} is not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("structured_output"), dict):
+        data = data["structured_output"]
+    if not isinstance(data, dict) or not isinstance(data.get(RESULT_FIELD), list):
+        raise UserError(
+            f'the answers file {path} holds no "{RESULT_FIELD}" list; expected '
+            '{"entries": [{"id": "...", "keys": ["...", ...]}, ...]}'
+        )
+    return data[RESULT_FIELD]
+
+
+# -- the verb ---------------------------------------------------------------------------
+
+
+def keys_main(argv: Sequence[str]) -> int:
+    from ..commands.args import verb_parser
+
+    p = verb_parser(
+        "keys",
+        "Give search keys (synonyms, a user's wording, translations) to the memory entries "
+        "that have none, asking a headless `claude -p` in batches. Dry run unless --apply.",
+        "agd-memory keys --apply --langs en,it",
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="memory files (default: the current project's and the global one)",
+    )
+    p.add_argument("--apply", action="store_true", help="write the keys (default: print them)")
+    p.add_argument(
+        "--all", action="store_true", help="also entries that already have keys (rewrites them)"
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=DEFAULT_BATCH,
+        metavar="N",
+        help=f"entries per claude call (default {DEFAULT_BATCH})",
+    )
+    p.add_argument(
+        "--langs",
+        metavar="en,it",
+        help="the user's languages for translated keys (default: AGD_RECALL_LANGS, "
+        "else English plus the languages the entries are written in)",
+    )
+    p.add_argument(
+        "--print-prompt",
+        action="store_true",
+        help="print the system prompt and message(s) it would send, and exit",
+    )
+    p.add_argument(
+        "--from",
+        dest="answers",
+        type=Path,
+        metavar="ANSWERS.json",
+        help='use a saved answer ({"entries": [{"id", "keys"}]}) instead of calling claude',
+    )
+    args = p.parse_intermixed_args(list(argv))
+    if args.batch < 1:
+        raise UserError(f"keys: --batch must be at least 1, not {args.batch}")
+    langs = [x.strip() for x in (args.langs or "").split(",") if x.strip()] or None
+
+    settings = Settings.load()
+    files = list(args.files) or default_files(settings)
+    if not files:
+        print("no memory files found; pass FILE paths, or see `agd-memory where`")
+        return 0
+    warn = _stderr
+    targets, failed = open_targets(files, settings, everything=args.all, warn=warn)
+    pending = sum(len(t.entries) for t in targets)
+    if not pending:
+        print("no entries need keys" + ("" if args.all else " (--all rewrites existing ones)"))
+        return 1 if failed else 0
+
+    if args.print_prompt:
+        print_prompts(targets, settings, langs, args.batch)
+        return 1 if failed else 0
+    if args.answers is not None:
+        from_answers(targets, read_answers(args.answers), warn)
+    else:
+        try:
+            ask_claude(targets, settings, langs, args.batch, warn)
+        except UserError:
+            if any(t.found for t in targets):  # what earlier batches found is not lost
+                report(targets, apply=args.apply, note=" before the failure")
+            raise
+    report(targets, apply=args.apply)
+    return 1 if failed else 0
+
+
+def print_prompts(
+    targets: Sequence[Target], settings: Settings, langs: Sequence[str] | None, size: int
+) -> None:
+    for t in targets:
+        groups = batches(t.entries, size)
+        for n, batch in enumerate(groups, 1):
+            print(f"=== {t.mf.path}: batch {n}/{len(groups)}, system prompt ===")
+            print(system_prompt(languages(batch, settings, langs)).rstrip("\n"))
+            print(f"=== {t.mf.path}: batch {n}/{len(groups)}, message ===")
+            print(message(batch), end="")
+
+
+def ask_claude(
+    targets: Sequence[Target],
+    settings: Settings,
+    langs: Sequence[str] | None,
+    size: int,
+    warn: Callable[[str], None],
+) -> None:
+    """Fill each target's `found` batch by batch; a failed run raises UserError (what
+    earlier batches found stays in the targets, for the caller to report or write)."""
+    from ..distill import headless
+    from .progress import Progress
+
+    total = sum(len(batches(t.entries, size)) for t in targets)
+    done = 0
+    with Progress(total, label="keys") as progress:
+        for t in targets:
+            for batch in batches(t.entries, size):
+                done += 1
+                progress.step(done, t.mf.path.name)
+                try:
+                    answer = headless.ask(
+                        settings,
+                        system_prompt(languages(batch, settings, langs)),
+                        message(batch),
+                        log=warn,
+                        schema=SCHEMA,
+                        result_field=RESULT_FIELD,
+                    )
+                except headless.DistillFailed as exc:
+                    progress.close()
+                    raise UserError(f"keys: the claude run failed: {exc}") from None
+                found, notes = clean_answer(
+                    answer.proposals, {e.id for e in batch}, _where(t.mf.path)
+                )
+                t.found.update(found)
+                if notes:
+                    progress.close()
+                for note in notes:
+                    warn(f"{t.mf.path.name} {note}")
+
+
+def from_answers(
+    targets: Sequence[Target], items: list[object], warn: Callable[[str], None]
+) -> None:
+    """Spread a saved answer over the files: an id needing keys in exactly one file gets
+    them there; one in several files is skipped (name the FILE to choose)."""
+    holders: dict[str, list[Target]] = {}
+    for t in targets:
+        for e in t.entries:
+            holders.setdefault(e.id, []).append(t)
+    found, notes = clean_answer(items, holders, lambda i: f"#{i} in the answers file")
+    for note in notes:
+        warn(note)
+    for block_id, keys in found.items():
+        where = holders[block_id]
+        if len(where) > 1:
+            names = ", ".join(str(t.mf.path) for t in where)
+            warn(f"#{block_id} needs keys in {names}; pass one FILE to choose. Skipped.")
+            continue
+        where[0].found[block_id] = keys
+
+
+def report(targets: Sequence[Target], *, apply: bool, note: str = "") -> None:
+    """Print each entry's keys (`#id: a, b`) and, with `apply`, write them: one
+    `set_keys` per file."""
+    entries = files = 0
+    for t in targets:
+        if not t.found:
+            continue
+        print(f"{t.mf.path}:")
+        order = [e.id for e in t.entries if e.id in t.found]
+        for block_id in order:
+            print(f"  #{block_id}: {t.found[block_id]}")
+        if apply:
+            written = t.mf.set_keys({i: t.found[i] for i in order})
+            entries += len(written)
+        else:
+            entries += len(order)
+        files += 1
+    asked = sum(len(t.entries) for t in targets)
+    where = f"{files} file{'s' if files != 1 else ''}"
+    if apply:
+        print(f"wrote keys on {entries} of {asked} entries in {where}{note}")
+    else:
+        print(
+            f"{entries} of {asked} entries would get keys in {where}{note} "
+            "(dry run; --apply writes them)"
+        )
+
+
+def _where(path: Path) -> Callable[[str], str]:
+    return lambda block_id: f"#{block_id} in {path}"
+
+
+def _stderr(text: str) -> None:
+    print(f"agd-memory keys: {text}", file=sys.stderr)
