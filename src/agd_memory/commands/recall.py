@@ -181,7 +181,8 @@ def evaluate(argv: list[str]) -> int:
     p.add_argument(
         "--corpora",
         metavar="DIR",
-        help="read the corpora (and global.agd) from DIR instead of beside the cases file",
+        help="read a corpus found by file name in DIR from there, with DIR/global.agd "
+        "(the same memories rewritten, e.g. with keys)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--verbose", action="store_true", help="list misses and false injections")
@@ -199,7 +200,7 @@ def evaluate(argv: list[str]) -> int:
         Path(args.cases),
         eval_settings(overrides),
         features=feats,
-        corpora=Path(args.corpora) if args.corpora else None,
+        override=Path(args.corpora) if args.corpora else None,
     )
     if args.json:
         print(json.dumps(report.summary(), indent=2))
