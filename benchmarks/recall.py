@@ -3,12 +3,15 @@
     python3 benchmarks/recall.py [--cases PATH] [--holdout PATH] [--blocks 10000] [--runs 15]
 
 1. The eval on the dev set and on the held-out check (tests/eval/holdout-cases.json):
-   reference algorithm vs the default recall.
+   reference algorithm vs the default recall, then the default on the same memories
+   with search keys (tests/data/recall-dev-keyed: keys written by a model that never
+   saw the cases).
 2. Ranked search recall@5 on the positives of both, side by side with a plain BM25
-   (one field, id + desc + body, the reference tokenizer, no stopwords, k1=1.2, b=0.75)
-   over the same blocks.
+   (one field, id + desc + keys + body, the reference tokenizer, no stopwords, k1=1.2,
+   b=0.75) over the same blocks, without and with keys.
 3. Recall latency in a fresh process, as the hook runs it, on a synthetic memory of
-   N blocks with the store's disk cache warm, minus a bare `python3 -c pass`.
+   N blocks (each with 12 keys) with the store's disk cache warm, minus a bare
+   `python3 -c pass`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from agd_memory.store import MemoryFile  # noqa: E402
 
 DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"
 HOLDOUT_CASES = ROOT / "tests" / "eval" / "holdout-cases.json"
+KEYED = ROOT / "tests" / "data" / "recall-dev-keyed"
 
 
 def quality(cases: Path, label: str) -> None:
@@ -51,10 +55,12 @@ def quality(cases: Path, label: str) -> None:
             REFERENCE,
             ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_FUZZY_ANCHOR_MIN=1"],
         ),
-        ("default", DEFAULT, []),
+        ("default", DEFAULT, [], None),
+        ("default, memories with keys", DEFAULT, [], KEYED),
     ]
-    for name, feats, sets in rows:
-        s = evaluate.run(cases, eval_settings(sets), features=feats).summary()
+    for name, feats, sets, *override in rows:
+        over = override[0] if override else None
+        s = evaluate.run(cases, eval_settings(sets), features=feats, override=over).summary()
         p, n = s["positives"], s["negatives"]
         print(
             f"{name:28} hit@1 {p['hit1']}/{p['cases']} ({p['hit1_rate']:.0%})"
@@ -65,10 +71,11 @@ def quality(cases: Path, label: str) -> None:
 
 
 def plain_bm25(entries: list, query: str, k: int, k1: float = 1.2, b: float = 0.75) -> list[str]:
-    """Textbook BM25 over id + desc + body as one field, reference tokenizer."""
+    """Textbook BM25 over id + desc + keys + body as one field, reference tokenizer."""
     docs = []
     for e in entries:
-        text = " ".join([str(e.id).replace("-", " "), e.desc or "", e.body or ""])
+        keys = str(e.attrs.get("keys") or "")
+        text = " ".join([str(e.id).replace("-", " "), e.desc or "", keys, e.body or ""])
         docs.append(Counter(reference_tokens(text, 3)))
     n = len(docs)
     avg = sum(sum(d.values()) for d in docs) / n
@@ -91,8 +98,9 @@ def plain_bm25(entries: list, query: str, k: int, k1: float = 1.2, b: float = 0.
     return [i for _, i in scored[:k]]
 
 
-def search_quality(cases_path: Path, label: str) -> None:
-    print(f"\n## ranked search recall@5 on the {label} positives (no gates)")
+def search_quality(cases_path: Path, label: str, override: Path | None = None) -> None:
+    keyed = ", memories with keys" if override else ""
+    print(f"\n## ranked search recall@5 on the {label} positives{keyed} (no gates)")
     settings = eval_settings([])
     cases = evaluate.load_cases(cases_path)
     base = cases_path.parent
@@ -101,6 +109,8 @@ def search_quality(cases_path: Path, label: str) -> None:
         if case.get("expect") is None:
             continue
         project = base / case["corpus"]
+        if override is not None and (override / project.name).is_file():
+            project = override / project.name
         files = [MemoryFile(project, layer="project", settings=settings)]
         if (project.parent / "global.agd").is_file():
             files.append(
@@ -151,8 +161,10 @@ def synthetic_memory(path: Path, blocks: int, seed: int = 7) -> None:
         body = "\n".join(" ".join(rnd.choice(WORDS) for _ in range(12)) for _ in range(4))
         # two rare words per block (each in ~13 blocks): what `cooc` expands
         body += f"\nrare{rnd.randrange(1500)} rare{rnd.randrange(1500)}"
+        keys = ", ".join(" ".join(rnd.choice(WORDS) for _ in range(1 + j % 2)) for j in range(12))
         parts.append(
-            f'@x-project desc="{desc}" created="2026-01-01" updated="2026-0{1 + i % 9}-01" [#block-{i}]\n~~~\n{body}\n~~~\n'
+            f'@x-project desc="{desc}" keys="{keys}" created="2026-01-01" '
+            f'updated="2026-0{1 + i % 9}-01" [#block-{i}]\n~~~\n{body}\n~~~\n'
         )
     path.write_text("\n".join(parts), encoding="utf-8")
 
@@ -266,6 +278,7 @@ def main() -> int:
         for path, label in ((args.cases, "dev set"), (args.holdout, "held-out check")):
             quality(path, label)
             search_quality(path, label)
+            search_quality(path, label, KEYED)
             print()
     else:
         print(f"dev set not found at {args.cases}; skipping the quality sections")

@@ -50,6 +50,13 @@ def test_two_key_words_anchor_a_block_one_does_not(memory_file, make_settings) -
     assert anchors(mf, settings, "what is the tax on restaurant meals") == set()
 
 
+def test_a_key_of_several_words_counts_only_whole(memory_file, make_settings) -> None:
+    # "invoice" is half of "invoice total", "cent" half of "cent off": no key is matched
+    mf, settings = memory_file([ROUNDING, DEPLOY]), make_settings()
+    assert anchors(mf, settings, "the invoice was a cent wrong") == set()
+    assert anchors(mf, settings, "the invoice total was a cent off") != set()
+
+
 def test_a_keyed_block_must_explain_more_of_the_prompt(memory_file, make_settings) -> None:
     # two key words hit (an unkeyed block would be injected at this share), but most of
     # the prompt is about something the memory does not know

@@ -30,7 +30,8 @@ _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
 # (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
-#  body length in tokens, body length in characters, recency, entry fields, keys tokens)
+#  body length in tokens, body length in characters, recency, entry fields, keys as
+#  token tuples)
 # The entry fields rebuild the entry for rendering without reading the memory file.
 Record = tuple
 ENTRY_FIELDS = (
@@ -64,11 +65,15 @@ def is_memory(entry: Any) -> bool:
     return str(getattr(entry, "kind", "")).startswith("x-")
 
 
-def keys_text(entry: Any) -> str:
-    """The `keys` attribute: search terms written with the block (`keys="a, b c"`)."""
+def key_phrases(entry: Any, analyzer: Analyzer) -> tuple[tuple[str, ...], ...]:
+    """The `keys` attribute (`keys="a, b c"`: search terms written with the block), each
+    key as its tokens."""
     attrs = getattr(entry, "attrs", None) or {}
     value = attrs.get("keys") if hasattr(attrs, "get") else None
-    return value.replace(",", " ") if isinstance(value, str) else ""
+    if not isinstance(value, str):
+        return ()
+    phrases = (tuple(dict.fromkeys(analyzer.tokens(key))) for key in value.split(","))
+    return tuple(dict.fromkeys(p for p in phrases if p))
 
 
 def recency_key(updated: object) -> int:
@@ -88,7 +93,7 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
     )
     body_text = getattr(entry, "body", None) or ""
     body = analyzer.tokens(body_text)
-    keys = analyzer.tokens(keys_text(entry)) if "keys" in analyzer.features else ()
+    keys = key_phrases(entry, analyzer) if "keys" in analyzer.features else ()
     return (
         str(entry.id),
         kind,
@@ -102,7 +107,7 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
         len(body_text),
         recency_key(getattr(entry, "updated", None)),
         entry_fields(entry),
-        tuple(set(keys)),
+        keys,
     )
 
 
@@ -151,7 +156,7 @@ class Part:
         anchor: set[str] = set()
         key_of = analyzer.key_of
         for i, (rec, entry) in enumerate(zip(records, entries, strict=True)):
-            vocab = set(rec[4]).union(rec[5], rec[6], rec[7], rec[12])
+            vocab = set(rec[4]).union(rec[5], rec[6], rec[7], *rec[12])
             for t in vocab:
                 postings.setdefault(t, []).append(i)
             for k in {k for t in vocab if (k := key_of(t)) is not None}:
@@ -244,6 +249,7 @@ class Doc:
         "id_set",
         "desc_set",
         "keys_set",
+        "key_phrases",
         "kind_set",
         "body",
         "body_len",
@@ -266,7 +272,8 @@ class Doc:
         self.memory = rec[3]
         self.id_set = frozenset(rec[4])
         self.desc_set = frozenset(rec[5])
-        self.keys_set = frozenset(rec[12]) if rec[12] else _NONE
+        self.key_phrases: tuple[tuple[str, ...], ...] = rec[12]
+        self.keys_set = frozenset(t for k in rec[12] for t in k) if rec[12] else _NONE
         self.kind_set = frozenset(rec[6]) if rec[6] else _NONE
         self.body = rec[7]
         self.body_len = rec[8]

@@ -44,11 +44,11 @@ class Gates(NamedTuple):
 
 
 CODE_LINE = re.compile(
-    r"^\s|^(?:def|class|import|from|return|function|const|let|var|fn|func|package|"
+    r"^\s*(?:def|class|import|from|return|function|const|let|var|fn|func|package|"
     r"#include|print|console\.log|SELECT|INSERT|UPDATE)\b|[:{};)\]]\s*$"
 )
-"""code-syntax: a line that reads as code: indented, opening with a keyword, or ending
-with what ends a statement or opens a block."""
+"""code-syntax: a line that reads as code: opening with a keyword, or ending with what
+ends a statement or opens a block (indentation alone is the line-ratio rule's business)."""
 SYNTAX_MIN_LINES = 3
 SYNTAX_SHARE = 0.5
 

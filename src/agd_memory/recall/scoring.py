@@ -178,8 +178,11 @@ BM25_KEYS = 2.0
 """Weight of a `keys` occurrence (search terms written with the block): between body and
 desc; 1 to 3 gave the same dev numbers."""
 KEYS_ANCHOR_MIN = 2
-"""Prompt words found in a block's keys that anchor it like desc words; one key word is
-too weak an anchor (keys are many and broad), three lost dev hits (benchmarks/README.md)."""
+"""Prompt words of whole keys found in the prompt that anchor a block like desc words; one
+word is too weak an anchor (keys are many and broad), three lost dev hits
+(benchmarks/README.md). A key of several words counts only when all are in the prompt:
+matching words of different keys ("formal address", "customer email") one by one
+anchored "a regex for an email address" to a block about the wording of the interface."""
 
 
 def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
@@ -189,7 +192,13 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
     anchor_cog: set[str] = set()
     covered: set[str] = set()
     matched: set[str] = set()
+    # a key counts only when all its words are in the prompt ("customer email" is not
+    # matched by "email" alone); the words of the keys matched are the prompt's key hits
     in_keys: set[str] = set()
+    if doc.keys_set and not doc.keys_set.isdisjoint(prompt.words):
+        for phrase in doc.key_phrases:
+            if all(t in prompt.words for t in phrase):
+                in_keys.update(phrase)
     body_norm = 1.0 - 0.75 + 0.75 * (doc.body_len / index.avg_body if index.avg_body else 1.0)
     desc_norm = 1.0 - 0.5 + 0.5 * (len(doc.desc_set) / index.avg_desc if index.avg_desc else 1.0)
     for word in prompt.words:
@@ -201,9 +210,8 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
         if word in doc.desc_set:
             tf += BM25_DESC / desc_norm
             anchor_exact.add(word)
-        if word in doc.keys_set:
+        if word in in_keys:
             tf += BM25_KEYS
-            in_keys.add(word)
         body_tf = doc.body.get(word, 0)
         if body_tf:
             tf += body_tf / body_norm
