@@ -70,8 +70,8 @@ def test_keys_help_without_costing_precision() -> None:
     (tests/data/recall-dev-keyed/README.md): more hits, no more false injections."""
     plain = summary(DEFAULT)
     keyed = summary(DEFAULT, override=KEYED)
-    # measured 55/75, 60/75, 3/68, 288 tokens (benchmarks/README.md, "Search keys")
-    assert keyed["positives"]["hit1"] >= 55 > plain["positives"]["hit1"]
+    # measured 56/75, 60/75, 3/68, 274 tokens (benchmarks/README.md, "Search keys")
+    assert keyed["positives"]["hit1"] >= 56 > plain["positives"]["hit1"]
     assert keyed["positives"]["recall3"] >= 60 > plain["positives"]["recall3"]
     assert keyed["negatives"]["false_injections"] <= min(3, plain["negatives"]["false_injections"])
     assert keyed["positives"]["tokens_median"] <= 400
