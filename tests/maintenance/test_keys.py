@@ -299,6 +299,33 @@ def test_from_accepts_a_whole_claude_result(env, fake_claude, memory, tmp_path) 
     assert reread(memory)["ci-matrix"].attrs["keys"] == "github actions"
 
 
+def test_from_leaves_keyed_entries_alone_without_all(env, memory, tmp_path) -> None:
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    mf.set_keys({"db-choice": ["postgresql"]})
+    saved = tmp_path / "answers.json"
+    saved.write_text(json.dumps({"entries": [{"id": "db-choice", "keys": ["other"]}]}))
+    status, _, err = run("keys", memory, "--from", saved, "--apply")
+    assert status == 0 and "need --all" in err
+    assert reread(memory)["db-choice"].attrs["keys"] == "postgresql"
+    assert run("keys", memory, "--from", saved, "--apply", "--all")[0] == 0
+    assert reread(memory)["db-choice"].attrs["keys"] == "other"
+
+
+def test_from_skips_an_id_that_needs_keys_in_two_files(env, tmp_path) -> None:
+    one, two = tmp_path / "one.agd", tmp_path / "two.agd"
+    make_memory(one, ENTRIES[:1])
+    make_memory(two, ENTRIES[:2])
+    saved = tmp_path / "answers.json"
+    saved.write_text(
+        json.dumps({"entries": [{"id": i, "keys": ["k"]} for i in ("db-choice", "money-decimal")]})
+    )
+    status, _, err = run("keys", one, two, "--from", saved, "--apply")
+    assert status == 0 and "pass one FILE" in err
+    assert "keys" not in reread(one)["db-choice"].attrs
+    assert "keys" not in reread(two)["db-choice"].attrs
+    assert reread(two)["money-decimal"].attrs["keys"] == "k"
+
+
 @pytest.mark.parametrize(
     "content, message",
     [

@@ -194,7 +194,10 @@ def _neutral(text: str) -> str:
 
 
 def clean_answer(
-    items: object, wanted: Collection[str], where: Callable[[str], str]
+    items: object,
+    wanted: Collection[str],
+    where: Callable[[str], str],
+    unknown: str = "not among the entries sent",
 ) -> tuple[dict[str, str], list[str]]:
     """id -> stored keys for the ids in `wanted`, and notes on what was dropped.
 
@@ -211,7 +214,7 @@ def clean_answer(
         block_id = str(item.get("id") or "").strip().lstrip("#")
         if block_id not in wanted:
             if block_id:
-                notes.append(f"#{block_id}: not asked for, ignored")
+                notes.append(f"#{block_id}: {unknown}, ignored")
             continue
         raw = item.get("keys")
         if isinstance(raw, str):
@@ -400,7 +403,12 @@ def from_answers(
     for t in targets:
         for e in t.entries:
             holders.setdefault(e.id, []).append(t)
-    found, notes = clean_answer(items, holders, lambda i: f"#{i} in the answers file")
+    found, notes = clean_answer(
+        items,
+        holders,
+        lambda i: f"#{i} in the answers file",
+        "not an entry that needs keys here (keyed ones need --all)",
+    )
     for note in notes:
         warn(note)
     for block_id, keys in found.items():
