@@ -63,6 +63,11 @@ LINES = (
 )
 
 
+KEY_POOL = sorted({w.strip(".,:;").lower() for line in LINES for w in line.split() if len(w) > 3})
+"""Words the generated search keys are drawn from (every entry has 10 keys, as writers
+now produce them)."""
+
+
 def generate_memory(n_blocks: int, *, seed: int = 42) -> str:
     """A deterministic memory of `n_blocks` entries in the plugin's file shape."""
     rng = random.Random(seed)
@@ -80,6 +85,7 @@ def generate_memory(n_blocks: int, *, seed: int = 42) -> str:
         topic = rng.choice(TOPICS)
         block_id = f"{kind[2:]}-{topic.replace(' ', '-')}-{i:05d}"
         attrs = [f'desc="{topic} ({i})"', f'created="2026-{1 + i % 12:02d}-{1 + i % 28:02d}"']
+        attrs.append('keys="' + ", ".join(rng.sample(KEY_POOL, 10)) + '"')
         if ids and rng.random() < 0.3:
             refs = rng.sample(ids[-50:], k=min(len(ids[-50:]), rng.randint(1, 2)))
             attrs.append('refs="' + ",".join("#" + r for r in refs) + '"')

@@ -240,6 +240,15 @@ def test_search_finds_by_body_word_and_enter_scrolls(open_page, home: Home):
     assert in_viewport(page, target)
 
 
+def test_search_matches_a_blocks_search_keys(open_page, home: Home):
+    page, _ = open_page(home)
+    page.keyboard.press("Control+k")
+    page.keyboard.type("fatturazione")
+    results = page.locator("#palette-results li")
+    assert results.count() == 1
+    assert results.first.locator(".bid").text_content() == "#user-lena"
+
+
 def test_palette_keys_slash_arrows_escape(open_page, home: Home):
     page, _ = open_page(home)
     page.keyboard.press("/")

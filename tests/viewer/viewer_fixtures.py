@@ -31,7 +31,7 @@ def project_memory() -> str:
 
 @h2 User [#h-user]
 
-@x-user desc="Lena: backend developer, owns billing" created="2026-09-02" [#user-lena]
+@x-user desc="Lena: backend developer, owns billing" keys="payments owner, fatturazione" created="2026-09-02" [#user-lena]
 ~~~
 Lena maintains the **billing service** (Python 3.12, FastAPI, Postgres 16).
 ~~~

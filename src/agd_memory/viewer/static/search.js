@@ -1,5 +1,6 @@
 // Search palette: Ctrl+K / ⌘K or `/`. Every word of the query must appear in the block's id,
-// description or body (case-insensitive); id hits rank above description hits above body hits.
+// description, search keys or body (case-insensitive); id hits rank above description and key
+// hits above body hits.
 import { clear, el, excerpt, highlighted, kindChip, layerBadge } from "./dom.js";
 import { actions, isSuperseded, state } from "./state.js";
 
@@ -15,6 +16,7 @@ function buildIndex() {
   if (indexedFor === state.data) return;
   index = state.data.blocks.map((b, order) => ({
     b, order, id: b.id.toLowerCase(), desc: b.desc.toLowerCase(), body: b.body.toLowerCase(),
+    keys: String(b.attrs.keys || "").toLowerCase(),
   }));
   indexedFor = state.data;
 }
@@ -27,7 +29,8 @@ export function search(query) {
   for (const item of index) {
     let score = 0;
     for (const t of terms) {
-      const s = (item.id.includes(t) ? 4 : 0) + (item.desc.includes(t) ? 2 : 0) + (item.body.includes(t) ? 1 : 0);
+      const s = (item.id.includes(t) ? 4 : 0) + (item.desc.includes(t) || item.keys.includes(t) ? 2 : 0)
+        + (item.body.includes(t) ? 1 : 0);
       if (!s) { score = 0; break; }
       score += s;
     }
