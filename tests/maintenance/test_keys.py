@@ -236,6 +236,20 @@ def test_english_only_entries_ask_for_english(env, fake_claude, memory) -> None:
     assert "user's languages: en," in argv[argv.index("--system-prompt") + 1]
 
 
+@pytest.mark.parametrize(
+    "text, langs",
+    [
+        ("GitHub Actions runs the iOS and Android jobs, nightly e2e suite.", ("en",)),
+        ("Usiamo Postgres per la coda: non Redis, perché se si blocca è un problema.", ("it",)),
+        ("Nie float für Geldbeträge verwenden, immer Decimal mit der Währung.", ("de",)),
+        ("Ne jamais utiliser float pour les montants, toujours Decimal avec la devise.", ("fr",)),
+        ("deploy kubectl helm", ()),
+    ],
+)
+def test_entry_languages_come_from_function_words(text: str, langs: tuple[str, ...]) -> None:
+    assert keys_mod.entry_langs(text) == langs
+
+
 def test_langs_option_and_setting_choose_the_languages(
     env, fake_claude, memory, monkeypatch
 ) -> None:

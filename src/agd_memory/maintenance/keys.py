@@ -144,15 +144,16 @@ def entry_langs(text: str) -> tuple[str, ...]:
     """The languages a text is written in, judged by recall's function-word lists.
 
     Stricter than recall's `prompt_langs` (half the best language's count): entries are
-    full of names that happen to be function words somewhere (`iOS` -> Portuguese `os`,
-    `for` is Portuguese too), so a language needs `MIN_FUNCTION_WORDS` distinct words of
-    two letters or more, as well as half the best count."""
+    full of names that happen to be function words somewhere (`iOS` -> Portuguese `os`)
+    and the Romance lists overlap (Italian prose hits Portuguese `no`, `se`), so a
+    language needs `MIN_FUNCTION_WORDS` distinct words of two letters or more and three
+    quarters of the best count."""
     from ..recall.text import BUILTIN_LANGS, fold, reference_tokens, stopwords
 
     words = {fold(w) for w in reference_tokens(text, 2)}
     hits = {lang: len(words & stopwords((lang,), None, folded=True)) for lang in BUILTIN_LANGS}
     best = max(hits.values(), default=0)
-    return tuple(lang for lang, n in hits.items() if n >= MIN_FUNCTION_WORDS and n * 2 >= best)
+    return tuple(lang for lang, n in hits.items() if n >= MIN_FUNCTION_WORDS and n * 4 >= best * 3)
 
 
 def system_prompt(langs: Sequence[str]) -> str:
