@@ -367,7 +367,7 @@ def ask_claude(
     from .progress import Progress
 
     total = sum(len(batches(t.entries, size)) for t in targets)
-    done = 0
+    done, cost = 0, 0.0
     with Progress(total, label="keys") as progress:
         for t in targets:
             for batch in batches(t.entries, size):
@@ -389,10 +389,12 @@ def ask_claude(
                     answer.proposals, {e.id for e in batch}, _where(t.mf.path)
                 )
                 t.found.update(found)
+                cost += answer.cost_usd or 0.0
                 if notes:
                     progress.close()
                 for note in notes:
                     warn(f"{t.mf.path.name} {note}")
+    warn(f"{done} claude call{'s' if done != 1 else ''}, ${cost:.4f} reported")
 
 
 def from_answers(
