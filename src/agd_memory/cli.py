@@ -74,6 +74,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UserError, AgdError) as exc:
         print(f"agd-memory: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # the reader went away (`agd-memory keys --print-prompt | head`): no traceback, and
+        # none at exit either, when Python flushes stdout into the closed pipe
+        import contextlib
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         return 130
 

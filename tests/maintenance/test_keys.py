@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +17,8 @@ from hypothesis import strategies as st
 from agd_memory import cli, store
 from agd_memory.maintenance import keys as keys_mod
 from agd_memory.store import rules
+
+REPO = Path(__file__).resolve().parents[2]
 
 # The distiller's fixtures (isolated home, fake `claude` on PATH), loaded under their own
 # name: both folders' conftest modules are called `conftest`.
@@ -438,3 +442,21 @@ def test_whatever_the_model_answers_the_store_accepts_the_cleaned_keys(raw) -> N
         assert found["a"]
         assert rules.normalize_keys(found["a"], "#a") == found["a"]
         assert len(found["a"].split(", ")) <= rules.MAX_KEYS
+
+
+def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
+    """`agd-memory keys --print-prompt | head -2`: no traceback when the reader goes away."""
+    memory = tmp_path / "mem.agd"
+    memory.write_bytes((REPO / "tests" / "data" / "corpora" / "mem-1000.agd").read_bytes())
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "bin" / "agd-memory"), "keys", str(memory), "--print-prompt"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "AGD_MEMORY_HOME": str(tmp_path / "home")},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"=== ")
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err
