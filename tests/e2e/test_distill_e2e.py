@@ -27,6 +27,7 @@ PROPOSAL = {
     "status": "done",
     "supersedes": [],
     "scope": "project",
+    "keys": ["background jobs", "skip locked", "coda lavori"],
 }
 
 
@@ -117,6 +118,7 @@ def test_a_finished_session_is_distilled_by_the_real_cli(claude, fake_api, e2e_p
     )
     (entry,) = [e for e in mf.entries() if e.id == "queue-db"]
     assert entry.kind == "x-project" and "SKIP LOCKED" in entry.body
+    assert entry.attrs["keys"] == "background jobs, skip locked, coda lavori"
 
     (distill,) = [r for r in fake_api.messages_requests() if "StructuredOutput" in r.tool_names]
     assert distill.tool_names == ["StructuredOutput"], "the headless run is offered no other tool"
