@@ -50,10 +50,15 @@ def test_bad_keys_are_refused_and_nothing_is_written(mf: store.MemoryFile, keys,
     assert mf.path.read_bytes() == before
 
 
-def test_a_secret_in_the_keys_is_refused(mf: store.MemoryFile) -> None:
+@pytest.mark.parametrize("secret", ["ghp_" + "a1B2" * 9, "AKIA" + "IOSFODNN7EXAMPLE"])
+def test_a_secret_in_the_keys_is_refused(mf: store.MemoryFile, secret: str) -> None:
+    # checked as given: lowercased, an AWS key id no longer looks like one
     with pytest.raises(SaveRejected, match="looks like"):
-        mf.save("x-project", "db", "We use Postgres.", keys=["ghp_" + "a1B2" * 9])
+        mf.save("x-project", "db", "We use Postgres.", keys=["db", secret])
     assert not mf.path.exists()
+    mf.save("x-project", "db", "We use Postgres.")
+    with pytest.raises(SaveRejected, match="looks like"):
+        mf.set_keys({"db": [secret]})
 
 
 def test_set_keys_writes_many_entries_and_leaves_the_rest_alone(mf: store.MemoryFile) -> None:

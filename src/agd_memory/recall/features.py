@@ -35,7 +35,7 @@ FEATURES: dict[str, str] = {
     "prf": "pseudo-relevance feedback: the best blocks' id/desc words re-rank the blocks that passed the gates",
     "cooc": "a block lacking a rare prompt word is credited with it when it has the words that co-occur with it in the memory (PMI)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
-    "keys": "the `keys` attribute (search terms written with the block) counts as desc words",
+    "keys": "the `keys` attribute (search terms written with the block) is a field: whole keys match, two key words anchor, keyed blocks need more coverage",
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "exact-budget": "the budget is measured on the text actually injected",
 }

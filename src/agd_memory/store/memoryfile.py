@@ -209,7 +209,7 @@ class MemoryFile:
 
         `None` keeps the old value of desc, keys, refs, status and supersedes; `""` clears
         a desc or status and `[]` clears keys, refs or supersedes. `keys` are search terms
-        recall matches like desc words (`rules.normalize_keys`). Without explicit refs, the
+        recall matches as a field of their own (`rules.normalize_keys`). Without explicit refs, the
         old refs are kept and `#id` citations of existing blocks in the body are added.
         """
         where = f"#{id.strip().lstrip('#')} in {self.path}"
@@ -226,8 +226,9 @@ class MemoryFile:
         given_refs = rules.id_list(refs, "refs", where)
         given_sup = rules.id_list(supersedes, "supersedes", where)
         new_keys = None if keys is None else rules.normalize_keys(keys, where)
-        if not allow_secrets:
-            rules.check_secrets(body, " ".join(filter(None, (new_desc, new_keys))), where)
+        if not allow_secrets:  # keys as given: a lowercased token no longer looks like one
+            given = rules.keys_as_given(keys) if keys is not None else ""
+            rules.check_secrets(body, " ".join(filter(None, (new_desc, given))), where)
         today = rules.today(self.settings)
 
         def change(doc: Document) -> tuple[SaveResult, list[Block]]:
@@ -327,7 +328,7 @@ class MemoryFile:
             where = f"#{block_id} in {self.path}"
             wanted[block_id] = rules.normalize_keys(value, where)
             if not allow_secrets:
-                rules.check_secrets("", wanted[block_id], where)
+                rules.check_secrets("", rules.keys_as_given(value), where)
 
         def change(doc: Document) -> tuple[tuple[str, ...], list[Block]]:
             done, changed = [], []

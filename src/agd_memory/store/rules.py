@@ -122,6 +122,12 @@ def normalize_keys(keys: Iterable[str] | str, where: str) -> str:
     return joined
 
 
+def keys_as_given(keys: Iterable[str] | str) -> str:
+    """The keys as the caller wrote them, one line (for the secret check: lowercasing
+    hides the shape of many tokens)."""
+    return keys if isinstance(keys, str) else ", ".join(str(k) for k in keys)
+
+
 def normalize_body(content: str) -> str:
     """CRLF and lone CR become LF (the parser reads CRLF as LF, so the body round-trips)."""
     return content.replace("\r\n", "\n").replace("\r", "\n")
