@@ -146,6 +146,22 @@ def test_table_of_contents_over_budget(tmp_path, plugin_root):
     assert "raise AGD_TOC_TOKEN_BUDGET" in toc[0].message
 
 
+def test_entries_without_search_keys_are_information(tmp_path, plugin_root):
+    memory = tmp_path / "m.agd"
+    memory.write_text(
+        "@meta format=agd version=1 [#meta]\n\n@h1 Memory [#root]\n\n"
+        '@x-project desc="database" keys="sql, postgres" [#db]\n~~~\nPostgres 16.\n~~~\n\n'
+        '@x-project desc="deploy" [#deploy]\n~~~\nmake ship\n~~~\n\n'
+        '@x-project desc="old deploy" status=superseded [#deploy-old]\n~~~\nfab\n~~~\n',
+        encoding="utf-8",
+    )
+    findings = doctor.run_checks(context(tmp_path, [("project", memory)], plugin_root))
+    (keys,) = [f for f in findings if f.check == "keys"]
+    assert keys.level == "info" and not keys.needs_action
+    assert keys.message.startswith(f"{memory}: 1 of 2 entries have no search keys")
+    assert f"`agd-memory keys {memory}`" in keys.message
+
+
 def test_stale_and_live_distiller_locks(tmp_path, plugin_root):
     ctx = context(tmp_path, [], plugin_root)
     locks = tmp_path / "data" / "distill" / "locks"

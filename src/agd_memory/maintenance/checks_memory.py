@@ -1,4 +1,5 @@
-"""Doctor's checks on memory files: parse, refs, superseded citations, secrets, TOC, duplicates."""
+"""Doctor's checks on memory files: parse, refs, superseded citations, secrets, TOC, duplicates,
+search keys."""
 
 from __future__ import annotations
 
@@ -184,6 +185,26 @@ def _fence_line(source: SourceFile, block: Block) -> int:
     while n < len(source.lines) and source.lines[n] == "":
         n += 1
     return n + 1
+
+
+def search_keys(memories: list[Memory]) -> list[Finding]:
+    """Live entries without `keys` are found only by the words of their id, desc and body."""
+    findings = []
+    for m in memories:
+        live = [b for b in m.entries if b.attrs.get("status") != "superseded"]
+        bare = [b for b in live if not str(b.attrs.get("keys") or "").strip()]
+        if not bare:
+            continue
+        findings.append(
+            Finding(
+                "info",
+                "keys",
+                f"{m.path}: {len(bare)} of {len(live)} entries have no search keys, so recall "
+                "finds them only by their own words — `agd-memory keys "
+                f"{m.path}` proposes keys (a headless claude pass), `--apply` writes them",
+            )
+        )
+    return findings
 
 
 def toc_budget(memories: list[Memory], settings: Settings) -> list[Finding]:

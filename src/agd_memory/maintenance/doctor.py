@@ -66,6 +66,7 @@ def run_checks(ctx: Context, *, progress: Progress | None = None) -> list[Findin
         ("secrets", lambda: checks_memory.secret_strings(memories)),
         ("toc", lambda: checks_memory.toc_budget(memories, ctx.settings)),
         ("duplicates", lambda: checks_memory.duplicates(memories)),
+        ("keys", lambda: checks_memory.search_keys(memories)),
         ("locks", lambda: checks_env.distiller_locks(ctx.settings)),
         ("plugin", lambda: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
         ("python", lambda: checks_env.runtimes(ctx.settings, ctx.python_probe)),
