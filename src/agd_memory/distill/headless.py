@@ -177,25 +177,26 @@ def ask(
         )
     attempts = max(1, settings.distill_retries)
     safe_mode = True
+
+    def attempt() -> Answer:
+        argv = command(settings, system_prompt, safe_mode=safe_mode, schema=schema)
+        return _once(settings, argv, message, result_field)
+
     for n in range(1, attempts + 1):
         try:
-            argv = command(settings, system_prompt, safe_mode=safe_mode, schema=schema)
-            answer = _once(settings, argv, message, result_field)
-            answer.attempts = n
-            return answer
-        except DistillFailed as exc:
-            if safe_mode and UNKNOWN_SAFE_MODE.search(str(exc)):
+            try:
+                answer = attempt()
+            except DistillFailed as exc:
+                if not (safe_mode and UNKNOWN_SAFE_MODE.search(str(exc))):
+                    raise
                 log(
                     "this claude has no --safe-mode; using --settings disableAllHooks + --strict-mcp-config"
                 )
                 safe_mode = False
-                try:
-                    argv = command(settings, system_prompt, safe_mode=False, schema=schema)
-                    answer = _once(settings, argv, message, result_field)
-                    answer.attempts = n
-                    return answer
-                except DistillFailed as again:
-                    exc = again
+                answer = attempt()
+            answer.attempts = n
+            return answer
+        except DistillFailed as exc:
             exc.attempts = n
             if not exc.transient:
                 raise exc from None
