@@ -155,21 +155,22 @@ def validate(raw: object) -> Proposal:
 
 
 def _keys(raw: object, notes: list[str]) -> tuple[str, ...]:
-    """The proposal's search keys, cleaned the store's way; a key that is too long or
-    looks like a secret is dropped rather than failing the proposal."""
-    from ..store.rules import MAX_KEY_CHARS, MAX_KEYS
+    """The proposal's search keys (a comma inside an item separates keys), each checked
+    with the store's rules; a bad key is dropped rather than failing the proposal."""
+    from ..store.rules import MAX_KEYS, check_key
 
     items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
     keys: list[str] = []
     for item in items:
         for part in str(item).split(","):
-            key = " ".join(part.split()).lower()
-            if not key or key in keys:
+            try:
+                key = check_key(part, "the proposal")
+            except UserError:
+                # no text in the note: the key may be a secret
+                notes.append("a key dropped (too long or secret-looking)")
                 continue
-            if len(key) > MAX_KEY_CHARS or secrets.find(key):
-                notes.append(f"key `{key[:20]}` dropped")
-                continue
-            keys.append(key)
+            if key and key not in keys:
+                keys.append(key)
     return tuple(keys[:MAX_KEYS])
 
 

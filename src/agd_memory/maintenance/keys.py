@@ -225,9 +225,7 @@ def clean_answer(
         keep = gathered.setdefault(block_id, [])
         for key in raw:
             try:
-                # the secret check sees the key as given: lowercased, `AKIA...` would pass
-                rules.check_secrets("", key if isinstance(key, str) else "", where(block_id))
-                one = rules.normalize_keys([key], where(block_id))
+                one = rules.check_key(key, where(block_id))
             except UserError as exc:
                 notes.append(f"#{block_id}: key dropped: {exc}")
                 continue

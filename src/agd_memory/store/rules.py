@@ -122,6 +122,16 @@ def normalize_keys(keys: Iterable[str] | str, where: str) -> str:
     return joined
 
 
+def check_key(key: object, where: str) -> str:
+    """One key as the store writes it ("" when blank), or SaveRejected naming why not
+    (not text, too long, a comma, or a secret: checked as given, since lowercasing hides
+    the shape of many tokens). For writers that drop a bad key instead of failing."""
+    if not isinstance(key, str):
+        raise SaveRejected(f"save rejected: the keys of {where} must be text. Nothing was written.")
+    check_secrets("", key, where)
+    return normalize_keys([key], where)
+
+
 def keys_as_given(keys: Iterable[str] | str) -> str:
     """The keys as the caller wrote them, one line (for the secret check: lowercasing
     hides the shape of many tokens)."""
