@@ -53,6 +53,14 @@ def test_improved_folds_accents() -> None:
     assert improved_tokens("Perché Straße", 3) == ["perche", "strasse"]
 
 
+def test_improved_drops_url_schemes_but_keeps_the_rest_of_the_link() -> None:
+    # a block that links a status page is not about HTTP status codes
+    tokens = improved_tokens("Status: https://status.kestrel.io and git+ssh://host/x", 3)
+    assert "https" not in tokens and "ssh" not in tokens
+    assert {"status", "kestrel", "host"} <= set(tokens)
+    assert improved_tokens("the HTTP status", 3) == ["the", "http", "status"]
+
+
 def test_improved_splits_cjk_into_bigrams() -> None:
     assert improved_tokens("部署方案", 3) == ["部署", "署方", "方案"]
     assert improved_tokens("し", 3) == ["し"]

@@ -13,7 +13,8 @@ The improved tokenizer (`Tokenizer(improved=True)`):
   and numbers of two digits or more, whatever the minimum word length;
 - folds accents (`perché` -> `perche`), so a prompt typed without them still matches;
 - splits runs of CJK characters into overlapping bigrams (a single character stays
-  as it is), on both the prompt and the block side.
+  as it is), on both the prompt and the block side;
+- drops URL schemes (`https://`): a link in a block is not about HTTP.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ CJK_CHARS = (
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 HAS_DIGIT = re.compile(r"\d")
 HAS_LETTER = re.compile(r"[^\W\d_]")
+# A URL's scheme (`https://`) says how to fetch, not what the text is about.
+URL_SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
 
 STOPWORDS_DIR = Path(__file__).parent / "stopwords"
 BUILTIN_LANGS = ("en", "it", "es", "fr", "de", "pt")
@@ -75,6 +78,8 @@ def improved_tokens(text: str, min_len: int) -> list[str]:
         for run in CJK_RUN.findall(text):
             out.extend(_cjk_bigrams(fold(run)))
         text = CJK_RUN.sub(" ", text)
+    if "://" in text:
+        text = URL_SCHEME.sub(" ", text)
     cache = _RUN_CACHE.get(min_len)
     if cache is None or len(cache) > RUN_CACHE_MAX:
         cache = _RUN_CACHE[min_len] = {}
