@@ -207,3 +207,29 @@ def test_code_syntax_leaves_prose_alone() -> None:
     assert not policy.looks_like_code(prose, 0.4, syntax=True)
     one_line = "add an endpoint (GET /sites) that returns a 404 when the site is gone"
     assert not policy.looks_like_code(one_line, 0.4, syntax=True)
+
+
+def test_creative_requests_get_no_memory_in_every_builtin_language() -> None:
+    for prompt in (
+        "write a haiku about push notifications",
+        "Please write me a short poem about our CI",
+        "scrivimi una poesia sul mare d'inverno",
+        "Écris-moi un poème sur Noël",
+        "schreib mir ein Gedicht über Montag",
+        "escribe un poema sobre el mar",
+        "tell me a joke about invoices",
+    ):
+        assert skip(prompt, creative=True) == policy.CREATIVE, prompt
+        assert skip(prompt) is None  # the reference has no such gate
+
+
+def test_creative_gate_leaves_project_work_alone() -> None:
+    for prompt in (
+        "write the release notes for the push song feature",
+        "write the joke endpoint tests",
+        "add a joke-of-the-day endpoint to the API",
+        "write a user story for the poem importer",
+        "scrivi i test per l'export CSV",
+        "the poem field overflows on the card, can you fix it?",
+    ):
+        assert skip(prompt, creative=True) is None, prompt

@@ -294,6 +294,7 @@ def gates_of(settings: Any, features: frozenset[str] = frozenset()) -> policy.Ga
         code_line_ratio=float(settings.recall_code_line_ratio),
         min_words=int(settings.recall_min_words),
         code_syntax="code-syntax" in features,
+        creative="creative" in features,
     )
 
 

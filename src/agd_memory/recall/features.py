@@ -37,6 +37,7 @@ FEATURES: dict[str, str] = {
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
     "keys": "the `keys` attribute (search terms written with the block) is a field: whole keys match, two key words anchor, keyed blocks need more coverage",
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
+    "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
     "exact-budget": "the budget is measured on the text actually injected",
 }
 

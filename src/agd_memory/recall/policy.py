@@ -12,12 +12,14 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .scoring import Match
+from .text import fold
 
 # Skip reasons, as the reference names them (they reach the debug log and `recall --json`).
 DISABLED = "disabled_via_env"
 EMPTY = "prompt_empty"
 TOO_LONG = "prompt_too_long"
 CODE_PASTE = "code_paste_detected"
+CREATIVE = "creative_request"
 BELOW_MIN_WORDS = "prompt_below_min_words"
 NO_MEMORY = "memory_file_missing"
 NO_BLOCKS = "no_blocks_loaded"
@@ -41,6 +43,8 @@ class Gates(NamedTuple):
     min_words: int = 3
     code_syntax: bool = False
     """code-syntax: also count lines that read as code, not only indented ones."""
+    creative: bool = False
+    """creative: a request for a poem, song or joke gets no memory."""
 
 
 CODE_LINE = re.compile(
@@ -70,6 +74,24 @@ def looks_like_code(prompt: str, line_ratio: float, *, syntax: bool = False) -> 
     return indented / len(lines) >= line_ratio
 
 
+CREATIVE_REQUEST = re.compile(
+    r"^\W*(?:please\W+|per favore\W+|por favor\W+|bitte\W+|s'il te plait\W+)?"
+    r"(?:write|compose|make up|give me|tell me|scrivi|scrivimi|componi|inventa|dimmi|"
+    r"raccontami|escribe|escribeme|componme|cuentame|dime|ecris|ecris-moi|compose-moi|"
+    r"raconte-moi|schreib|schreibe|schreib mir|erzahl|erzahle|escreva|escreve|conta-me)\b"
+    r"(?:\W+(?:me|mi|moi|mir|a|an|one|un|una|uno|une|ein|eine|einen|um|uma|short|little|"
+    r"funny|nice|breve|piccola|bella|divertente|corta|pequeno|petit|petite|kurzes|lustiges))*"
+    r"\W+"
+    r"(?:haiku|poem|poesia|poesie|poeme|poema|gedicht|sonnet|sonetto|soneto|limerick|"
+    r"song|canzone|cancion|chanson|lied|cancao|filastrocca|rhyme|joke|barzelletta|chiste|"
+    r"blague|witz|piada)s?\b"
+)
+"""creative: the prompt opens by asking for a poem, a song, a rhyme or a joke, in one of
+the built-in languages (matched on the folded prompt). Memory has nothing to add to one,
+whatever its subject: `write a haiku about push notifications` is not about the project's
+push set-up. Stories are left out on purpose (a user story is project work)."""
+
+
 def should_skip(
     prompt: str,
     words: Sequence[str],
@@ -92,6 +114,8 @@ def should_skip(
         return TOO_LONG
     if looks_like_code(prompt, gates.code_line_ratio, syntax=gates.code_syntax):
         return CODE_PASTE
+    if gates.creative and CREATIVE_REQUEST.search(fold(prompt[:200])):
+        return CREATIVE
     if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
         return BELOW_MIN_WORDS
     return None
