@@ -51,8 +51,8 @@ def test_reference_variants_reproduce_the_published_table() -> None:
 def test_default_recall_does_not_regress() -> None:
     s = summary(DEFAULT)
     pos, neg = s["positives"], s["negatives"]
-    # measured 49/75, 55/75, 4/68, 261 tokens (benchmarks/README.md, step table)
-    assert pos["hit1"] >= 49
+    # measured 50/75, 55/75, 4/68, 261 tokens (benchmarks/README.md, step table)
+    assert pos["hit1"] >= 50
     assert pos["recall3"] >= 55
     assert neg["false_injections"] <= 4
     assert pos["tokens_median"] <= 400
@@ -71,8 +71,8 @@ def test_keys_help_without_costing_precision() -> None:
     (tests/data/recall-dev-keyed/README.md): more hits, no more false injections."""
     plain = summary(DEFAULT)
     keyed = summary(DEFAULT, override=KEYED)
-    # measured 56/75, 60/75, 1/68, 274 tokens (benchmarks/README.md, "Search keys")
-    assert keyed["positives"]["hit1"] >= 56 > plain["positives"]["hit1"]
+    # measured 58/75, 60/75, 1/68, 274 tokens (benchmarks/README.md, "Search keys")
+    assert keyed["positives"]["hit1"] >= 58 > plain["positives"]["hit1"]
     assert keyed["positives"]["recall3"] >= 60 > plain["positives"]["recall3"]
     assert keyed["negatives"]["false_injections"] <= min(1, plain["negatives"]["false_injections"])
     assert keyed["positives"]["tokens_median"] <= 400

@@ -32,6 +32,8 @@ COVERAGE_MIN_SINGLE = 0.35
 COVERAGE_MIN_MULTI = 0.2
 """coverage-multi: the shares required of a block matching one prompt word, and two or more
 distinct ones (a single shared word is the usual coincidence, two rarely are)."""
+WHERE_BOOST = 1.5
+"""where-reference: a reference entry's score is multiplied by this for a where-question."""
 KEYED_MIN_MULTI = 0.3
 """keys: a block with keys matching two or more prompt words needs this share (one word:
 COVERAGE_MIN_SINGLE). Keys add vocabulary that a prompt on another subject can hit too;
@@ -382,6 +384,11 @@ def recall(
         matches = scored
     if "prf" in feats and len(matches) >= 2:
         matches = feedback_rerank(matches, index, built, analyzer, fuzzy, "bm25" in feats)
+    if "where-reference" in feats and matches and policy.WHERE_QUESTION.search(prompt):
+        matches = [
+            m._replace(score=m.score * WHERE_BOOST) if m.doc.kind == "x-reference" else m
+            for m in matches
+        ]
     ranked = policy.rank(matches, ranking_of(settings))
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)

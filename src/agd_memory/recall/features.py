@@ -38,6 +38,7 @@ FEATURES: dict[str, str] = {
     "keys": "the `keys` attribute (search terms written with the block) is a field: whole keys match, two key words anchor, keyed blocks need more coverage",
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
+    "where-reference": "a where-question ranks reference entries (links, manuals, places) higher",
     "exact-budget": "the budget is measured on the text actually injected",
 }
 

@@ -92,6 +92,11 @@ whatever its subject: `write a haiku about push notifications` is not about the 
 push set-up. Stories are left out on purpose (a user story is project work)."""
 
 
+WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
+"""where-reference: the prompt asks where something is (en, it, es, fr, de, pt).
+A reference entry says where to look: a link, a folder, a manual."""
+
+
 def should_skip(
     prompt: str,
     words: Sequence[str],

@@ -1,0 +1,56 @@
+"""What the prompt asks for, beyond its words: a where-question, a request for a poem."""
+
+from __future__ import annotations
+
+from recall_helpers import ListFile, entry
+
+from agd_memory.recall import recall
+from agd_memory.recall.features import DEFAULT
+
+BLOCKS = [
+    entry(
+        "scanner-setup",
+        desc="barcode scanner programming: codes end with Enter",
+        body="The barcode scanner types each code like a keyboard and then Enter; we programmed it"
+        " to add no prefix. pos.js stops the form submit on Enter.",
+    ),
+    entry(
+        "ref-scanner-manual",
+        kind="x-reference",
+        desc="scanner manual with the programming barcodes",
+        body="The PDF manual is in docs/hardware/; page 12 has the barcodes that reset the scanner.",
+    ),
+    entry("push-setup", desc="push notifications through FCM", body="Tokens are stored per device."),
+] + [
+    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
+    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+]
+
+
+def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
+    r = recall(prompt, [ListFile(BLOCKS)], settings, features=features)
+    return [str(c.entry.id) for c in r.chosen]
+
+
+def test_a_where_question_puts_the_reference_entry_first(make_settings) -> None:
+    settings = make_settings()
+    for prompt in (
+        "where are the programming codes for the barcode scanner?",
+        "dove sono i codici per programmare lo scanner barcode?",
+    ):
+        assert ids(prompt, settings)[:1] == ["ref-scanner-manual"], prompt
+        without = ids(prompt, settings, DEFAULT - {"where-reference"})
+        assert without[:1] == ["scanner-setup"], prompt
+
+
+def test_other_questions_rank_as_before(make_settings) -> None:
+    prompt = "how does the barcode scanner send the programming codes?"
+    settings = make_settings()
+    assert ids(prompt, settings) == ids(prompt, settings, DEFAULT - {"where-reference"})
+
+
+def test_a_request_for_a_poem_about_a_stored_topic_gets_nothing(make_settings) -> None:
+    settings = make_settings()
+    r = recall("write a haiku about push notifications", [ListFile(BLOCKS)], settings)
+    assert r.skipped == "creative_request" and not r.chosen
+    assert ids("how do we send push notifications?", settings) == ["push-setup"]
