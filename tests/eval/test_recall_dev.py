@@ -71,9 +71,9 @@ def test_keys_help_without_costing_precision() -> None:
     (tests/data/recall-dev-keyed/README.md): more hits, no more false injections."""
     plain = summary(DEFAULT)
     keyed = summary(DEFAULT, override=KEYED)
-    # measured 58/75, 60/75, 1/68, 274 tokens (benchmarks/README.md, "Search keys")
-    assert keyed["positives"]["hit1"] >= 58 > plain["positives"]["hit1"]
-    assert keyed["positives"]["recall3"] >= 60 > plain["positives"]["recall3"]
+    # measured 59/75, 61/75, 1/68, 274 tokens (benchmarks/README.md, "Search keys")
+    assert keyed["positives"]["hit1"] >= 59 > plain["positives"]["hit1"]
+    assert keyed["positives"]["recall3"] >= 61 > plain["positives"]["recall3"]
     assert keyed["negatives"]["false_injections"] <= min(1, plain["negatives"]["false_injections"])
     assert keyed["positives"]["tokens_median"] <= 400
 

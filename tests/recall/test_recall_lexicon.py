@@ -48,3 +48,15 @@ def test_builtin_groups_are_not_stopwords() -> None:
     stop = stopwords(("en", "it", "es", "fr", "de", "pt"), None)
     clash = sorted({w for g in lexicon.builtin_groups() for w in g} & stop)
     assert len(clash) <= 6, clash
+
+
+def test_an_iso_date_reads_as_its_month_in_every_language() -> None:
+    analyzer = Analyzer(DEFAULT)
+    block = analyzer.tokens("post-mortem: sync outage on 2026-02-18; export --mese 2026-04")
+    for month in ("febbraio", "February", "Februar", "aprile", "avril"):
+        assert analyzer.tokens(month)[0] in block, month
+    assert analyzer.tokens("marzo")[0] not in block
+    # not a date: a version, a ticket, a phone number
+    assert analyzer.tokens("v2026-02 KES-2026 0422-1234") == Analyzer(DEFAULT - {"dates"}).tokens(
+        "v2026-02 KES-2026 0422-1234"
+    )

@@ -7,6 +7,7 @@ memoised per distinct word, because words repeat across thousands of blocks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,14 @@ from .text import Tokenizer
 BLOCK_MIN_LEN = 3
 """Block text always uses 3 as the minimum word length (reference)."""
 
+ISO_MONTH = re.compile(r"\b(?:19|20)\d\d-(0[1-9]|1[0-2])\b")
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+"""dates: an ISO date (`2026-02-18`, `2026-04`) also gives its month's English name,
+which the concept groups carry into the other languages (`febbraio`, `Februar`)."""
+
 
 class Analyzer:
     """Turns text into the tokens and cognate keys one feature set uses, on both sides.
@@ -24,7 +33,9 @@ class Analyzer:
     removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
     """
 
-    __slots__ = ("features", "tokenizer", "stemming", "key", "synonyms", "stem", "_norm", "_keys")
+    __slots__ = (
+        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "stem", "_norm", "_keys"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -36,6 +47,7 @@ class Analyzer:
         self.features = features
         self.tokenizer = Tokenizer(improved="tokens" in features)
         self.stemming = "stem" in features or "stem-multi" in features
+        self.dates = "dates" in features
         self.stem: Callable[[str], str] = (
             cognates.stem_multi if "stem-multi" in features else cognates.stem
         )
@@ -89,6 +101,8 @@ class Analyzer:
 
     def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
         words = self.tokenizer(text, min_len)
+        if self.dates and "-" in text:
+            words.extend(MONTHS[int(m) - 1] for m in ISO_MONTH.findall(text))
         if not self.stemming and not self.synonyms:
             return words
         norm = self.normalize
