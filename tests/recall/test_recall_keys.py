@@ -70,3 +70,21 @@ def test_ranked_search_matches_keys(memory_file, make_settings) -> None:
     mf = memory_file([ROUNDING, DEPLOY])
     hits = search.search("cent off", [mf], make_settings())
     assert [h.entry.id for h in hits][:1] == ["bug-iva"]
+
+
+PHOTOS = (
+    '@x-project desc="photos at 1600 px, JPEG 0.7, before upload" '
+    'keys="ridimensionare foto, compressione immagini, resize photo" [#photo-size]\n'
+    "~~~\nreact-native-image-resizer runs before the upload queue.\n~~~\n"
+)
+
+
+def test_a_key_word_is_met_by_an_inflected_prompt_word(memory_file, make_settings) -> None:
+    # keys are written in dictionary form; the prompt conjugates the verb
+    mf, settings = memory_file([PHOTOS, DEPLOY]), make_settings()
+    prompt = "a che risoluzione ridimensioniamo le foto prima di caricarle?"
+    assert [s.entry.id for s in recall(prompt, [mf], settings).chosen] == ["photo-size"]
+    plain = recall(prompt, [mf], settings, features=DEFAULT - {"key-cognates"})
+    assert plain.chosen == []
+    # still whole keys only: a cognate of one word of a phrase is not enough
+    assert recall("ridimensioniamo la finestra del terminale", [mf], settings).chosen == []

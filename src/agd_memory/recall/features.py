@@ -36,6 +36,7 @@ FEATURES: dict[str, str] = {
     "cooc": "a block lacking a rare prompt word is credited with it when it has the words that co-occur with it in the memory (PMI)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
     "keys": "the `keys` attribute (search terms written with the block) is a field: whole keys match, two key words anchor, keyed blocks need more coverage",
+    "key-cognates": "a word of a key is also met by its cognate in the prompt (ridimensionare foto ~ ridimensioniamo le foto)",
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
     "where-reference": "a where-question ranks reference entries (links, manuals, places) higher",

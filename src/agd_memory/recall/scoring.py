@@ -182,7 +182,19 @@ KEYS_ANCHOR_MIN = 2
 word is too weak an anchor (keys are many and broad), three lost dev hits
 (benchmarks/README.md). A key of several words counts only when all are in the prompt:
 matching words of different keys ("formal address", "customer email") one by one
-anchored "a regex for an email address" to a block about the wording of the interface."""
+anchored "a regex for an email address" to a block about the wording of the interface.
+With key-cognates a key word may also be met by a cognate (same spelling skeleton prefix)."""
+
+
+def key_cognates(doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
+    """key-cognates: key word -> the prompt word it is a cognate of (`ridimensionare` for
+    `ridimensioniamo`): keys are written in dictionary form, prompts inflect."""
+    out: dict[str, str] = {}
+    for word, key in keys.items():
+        for t in doc.key_tokens.get(key, ()) if key is not None else ():
+            if t in doc.keys_set:
+                out.setdefault(t, word)
+    return out
 
 
 def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
@@ -195,10 +207,13 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
     # a key counts only when all its words are in the prompt ("customer email" is not
     # matched by "email" alone); the words of the keys matched are the prompt's key hits
     in_keys: set[str] = set()
-    if doc.keys_set and not doc.keys_set.isdisjoint(prompt.words):
-        for phrase in doc.key_phrases:
-            if all(t in prompt.words for t in phrase):
-                in_keys.update(phrase)
+    if doc.keys_set:
+        cog = key_cognates(doc, keys) if keys and "key-cognates" in index.analyzer.features else {}
+        if cog or not doc.keys_set.isdisjoint(prompt.words):
+            for phrase in doc.key_phrases:
+                hits = [t if t in prompt.words else cog.get(t) for t in phrase]
+                if all(hits):
+                    in_keys.update(hits)  # type: ignore[arg-type]
     body_norm = 1.0 - 0.75 + 0.75 * (doc.body_len / index.avg_body if index.avg_body else 1.0)
     desc_norm = 1.0 - 0.5 + 0.5 * (len(doc.desc_set) / index.avg_desc if index.avg_desc else 1.0)
     for word in prompt.words:
