@@ -84,6 +84,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_MIN_EDITS", "distill_min_edits", int, 1, "edits that make a session worth distilling"),
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
     Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
+    Variable("AGD_DISTILL_KEYS_PER_SESSION", "distill_keys_per_session", int, 20, "older entries without search keys given keys after each distilled session (0: off)"),
 )
 # fmt: on
 
@@ -133,6 +134,7 @@ class Settings:
     distill_min_edits: int
     distill_claude: str
     distill_excerpt_chars: int
+    distill_keys_per_session: int
 
     data_dir: Path
     """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.

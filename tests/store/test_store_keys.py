@@ -76,6 +76,17 @@ def test_set_keys_writes_many_entries_and_leaves_the_rest_alone(mf: store.Memory
     assert "keys" not in _attrs(mf, "db")
 
 
+def test_a_backfill_never_overwrites_keys_saved_meanwhile(mf: store.MemoryFile) -> None:
+    mf.save("x-project", "db", "We use Postgres.", desc="database")
+    mf.save("x-project", "deploy", "scripts/deploy.sh", desc="deploy")
+    # the backfill read both without keys, then asked a model; meanwhile a save gave keys
+    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["by hand"])
+    written = mf.set_keys({"db": ["model"], "deploy": ["release"]}, only_missing=True)
+    assert written == ("deploy",)
+    assert _attrs(mf, "db")["keys"] == "by hand"
+    assert _attrs(mf, "deploy")["keys"] == "release"
+
+
 def test_save_keys_from_the_command_line(cli, env) -> None:
     r = cli("save", "x-project", "db", "--content", "We use Postgres.", "--keys", "SQL, banca dati")
     assert r.returncode == 0, r.stderr

@@ -9,9 +9,10 @@ never distilled twice.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..settings import Settings
 from . import headless, proposals, state, transcript
@@ -29,6 +30,8 @@ class Result:
     raw_proposals: list[object] = field(default_factory=list)
     attempts: int = 0
     seconds: float = 0.0
+    keyed: int = 0
+    """Older entries given search keys after the run (`AGD_DISTILL_KEYS_PER_SESSION`)."""
 
     def as_record(self, item: Pending, memory_file: str) -> dict[str, object]:
         return {
@@ -47,6 +50,7 @@ class Result:
                 for o in self.report.outcomes
                 if not o.saved
             ],
+            "keyed": self.keyed,
             "attempts": self.attempts,
             "seconds": round(self.seconds, 2),
         }
@@ -74,15 +78,20 @@ def build_message(toc_text: str, session_text: str, item: Pending) -> str:
     )
 
 
-def render_toc(layers: object, settings: Settings) -> str:
-    """The current table of contents via `toc.render`, or a plain id listing when that fails."""
+def layer_files(layers: object, settings: Settings) -> list[Any]:
+    """The memory files of the project and global layers that exist, project first."""
     from .. import store
 
     files = [
         store.MemoryFile(layer.path, layer=layer.name, settings=settings)
-        for layer in layers.select("all")
-    ]  # type: ignore[attr-defined]
-    files = [f for f in files if f.exists()]
+        for layer in layers.select("all")  # type: ignore[attr-defined]
+    ]
+    return [f for f in files if f.exists()]
+
+
+def render_toc(layers: object, settings: Settings) -> str:
+    """The current table of contents via `toc.render`, or a plain id listing when that fails."""
+    files = layer_files(layers, settings)
     if not files:
         return ""
     try:
@@ -147,12 +156,41 @@ def distil(
     except headless.DistillFailed as exc:
         return Result("failed", str(exc), attempts=exc.attempts, seconds=time.monotonic() - began)
     report = proposals.apply(answer.proposals, layers, settings, dry_run=dry_run)
+    keyed = 0
     if dry_run:
         outcome = "dry-run"
     else:
         state.save_offset(settings, item.transcript, digest.end, item.session_id)
         outcome = "saved" if report.saved_ids else "nothing"
+        keyed = backfill_keys(layers, settings, log, skip=report.saved_ids)
     detail = f"{len(answer.proposals)} proposed, {len(report.saved_ids)} saved"
+    if keyed:
+        detail += f"; search keys given to {keyed} older entries"
     return Result(
-        outcome, detail, report, list(answer.proposals), answer.attempts, time.monotonic() - began
+        outcome,
+        detail,
+        report,
+        list(answer.proposals),
+        answer.attempts,
+        time.monotonic() - began,
+        keyed,
     )
+
+
+def backfill_keys(
+    layers: object, settings: Settings, log: Callable[[str], None], *, skip: Iterable[str] = ()
+) -> int:
+    """After a distilled session, keys for up to AGD_DISTILL_KEYS_PER_SESSION older entries
+    that have none (one more headless run per file, only while such entries are left):
+    memories written before keys existed gain them without anyone running `agd-memory keys`.
+    The entries this run saved (`skip`) are not older: the model was just asked for keys."""
+    limit = settings.distill_keys_per_session
+    if limit <= 0:
+        return 0
+    from ..maintenance import keys
+
+    try:
+        return keys.backfill(layer_files(layers, settings), settings, limit, log, skip=set(skip))
+    except Exception as exc:  # the session is distilled and saved: keys can wait for the next
+        log(f"keys for older entries: {type(exc).__name__}: {exc}")
+        return 0

@@ -334,9 +334,9 @@ def keys_main(argv: Sequence[str]) -> int:
             ask_claude(targets, settings, langs, args.batch, warn)
         except UserError:
             if any(t.found for t in targets):  # what earlier batches found is not lost
-                report(targets, apply=args.apply, note=" before the failure")
+                report(targets, apply=args.apply, rewrite=args.all, note=" before the failure")
             raise
-    report(targets, apply=args.apply)
+    report(targets, apply=args.apply, rewrite=args.all)
     return 1 if failed else 0
 
 
@@ -372,27 +372,82 @@ def ask_claude(
                 done += 1
                 progress.step(done, t.mf.path.name)
                 try:
-                    answer = headless.ask(
-                        settings,
-                        system_prompt(languages(batch, settings, langs)),
-                        message(batch),
-                        log=warn,
-                        schema=SCHEMA,
-                        result_field=RESULT_FIELD,
-                    )
+                    notes, spent = ask_batch(t, batch, settings, langs, warn)
                 except headless.DistillFailed as exc:
                     progress.close()
                     raise UserError(f"keys: the claude run failed: {exc}") from None
-                found, notes = clean_answer(
-                    answer.proposals, {e.id for e in batch}, _where(t.mf.path)
-                )
-                t.found.update(found)
-                cost += answer.cost_usd or 0.0
+                cost += spent
                 if notes:
                     progress.close()
                 for note in notes:
                     warn(f"{t.mf.path.name} {note}")
     warn(f"{done} claude call{'s' if done != 1 else ''}, ${cost:.4f} reported")
+
+
+def ask_batch(
+    t: Target,
+    batch: Sequence[store.Entry],
+    settings: Settings,
+    langs: Sequence[str] | None,
+    log: Callable[[str], None],
+) -> tuple[list[str], float]:
+    """One claude call for `batch` (entries of `t`): the keys found go to `t.found`;
+    returns the notes on what was dropped and the reported cost. Raises DistillFailed."""
+    from ..distill import headless
+
+    answer = headless.ask(
+        settings,
+        system_prompt(languages(batch, settings, langs)),
+        message(batch),
+        log=log,
+        schema=SCHEMA,
+        result_field=RESULT_FIELD,
+    )
+    found, notes = clean_answer(answer.proposals, {e.id for e in batch}, _where(t.mf.path))
+    t.found.update(found)
+    return notes, answer.cost_usd or 0.0
+
+
+def backfill(
+    files: Sequence[store.MemoryFile],
+    settings: Settings,
+    limit: int,
+    log: Callable[[str], None],
+    *,
+    skip: Collection[str] = (),
+) -> int:
+    """Keys for at most `limit` entries that have none, project file first, one claude
+    call per file, written at once: what the distiller's worker does after a distilled
+    session, so that a memory written before keys gains them without anyone running
+    `agd-memory keys`. A failed run or write is logged, not raised; returns how many
+    entries got keys."""
+    from ..distill import headless
+
+    written, left = 0, limit
+    for mf in files:
+        if left <= 0:
+            break
+        try:
+            entries = [e for e in mf.entries() if needs_keys(e) and e.id not in skip][:left]
+        except UserError as exc:
+            log(f"keys for older entries: {exc}")
+            continue
+        if not entries:
+            continue
+        left -= len(entries)
+        t = Target(mf, entries)
+        try:
+            notes, _ = ask_batch(t, entries, settings, None, log)
+            for note in notes:
+                log(f"keys for older entries: {mf.path.name} {note}")
+            if t.found:
+                written += len(mf.set_keys(t.found, only_missing=True))
+        except headless.DistillFailed as exc:
+            log(f"keys for older entries: the claude run failed: {exc}")
+            break
+        except UserError as exc:  # the file changed under us, or cannot be written
+            log(f"keys for older entries: {exc}")
+    return written
 
 
 def from_answers(
@@ -421,9 +476,11 @@ def from_answers(
         where[0].found[block_id] = keys
 
 
-def report(targets: Sequence[Target], *, apply: bool, note: str = "") -> None:
+def report(
+    targets: Sequence[Target], *, apply: bool, rewrite: bool = False, note: str = ""
+) -> None:
     """Print each entry's keys (`#id: a, b`) and, with `apply`, write them: one
-    `set_keys` per file."""
+    `set_keys` per file (over existing keys only with `rewrite`, i.e. `--all`)."""
     entries = files = 0
     for t in targets:
         if not t.found:
@@ -433,7 +490,7 @@ def report(targets: Sequence[Target], *, apply: bool, note: str = "") -> None:
         for block_id in order:
             print(f"  #{block_id}: {t.found[block_id]}")
         if apply:
-            written = t.mf.set_keys({i: t.found[i] for i in order})
+            written = t.mf.set_keys({i: t.found[i] for i in order}, only_missing=not rewrite)
             entries += len(written)
         else:
             entries += len(order)

@@ -317,11 +317,17 @@ class MemoryFile:
         return self._transaction(change, where)
 
     def set_keys(
-        self, keys: Mapping[str, Iterable[str] | str], *, allow_secrets: bool = False
+        self,
+        keys: Mapping[str, Iterable[str] | str],
+        *,
+        allow_secrets: bool = False,
+        only_missing: bool = False,
     ) -> tuple[str, ...]:
         """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
         locked write. Nothing else changes, `updated` included: keys help recall find a
-        fact, they are not a change of it. Unknown ids and non-entries are skipped;
+        fact, they are not a change of it. Unknown ids and non-entries are skipped, and
+        with `only_missing` so are entries that have keys by the time of the write (a
+        backfill that asked a model for a minute must not overwrite keys saved meanwhile);
         returns the ids written."""
         wanted = {}
         for block_id, value in keys.items():
@@ -334,6 +340,8 @@ class MemoryFile:
             done, changed = [], []
             for pos, b in enumerate(doc.blocks):
                 if b.id not in wanted or not b.kind.startswith("x-"):
+                    continue
+                if only_missing and str(b.attrs.get("keys") or "").strip():
                     continue
                 attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
                 if wanted[b.id]:
