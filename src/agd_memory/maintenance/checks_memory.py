@@ -200,8 +200,9 @@ def search_keys(memories: list[Memory]) -> list[Finding]:
                 "info",
                 "keys",
                 f"{m.path}: {len(bare)} of {len(live)} entries have no search keys, so recall "
-                "finds them only by their own words — `agd-memory keys "
-                f"{m.path}` proposes keys (a headless claude pass), `--apply` writes them",
+                "finds them only by their own words — the distiller keys a few after each "
+                f"session it distils; `agd-memory keys {m.path}` proposes keys for all of "
+                "them now (a headless claude pass), `--apply` writes them",
             )
         )
     return findings
