@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import agd
 from agd.cli import main
+from agd.inline import merge_text
 from agd.model import Block, Document, Inline
 
 pytestmark = pytest.mark.property
@@ -53,15 +54,7 @@ NODE = st.one_of(
 
 def canonical_nodes(nodes: list[Inline], *, strip_end: bool) -> list[Inline]:
     """What the parser would give back: adjacent text merged, empty text dropped."""
-    out: list[Inline] = []
-    for node in nodes:
-        if node.kind == "text":
-            if not node.text:
-                continue
-            if out and out[-1].kind == "text":
-                out[-1] = Inline("text", out[-1].text + node.text)
-                continue
-        out.append(node)
+    out = merge_text(nodes)
     if strip_end and out and out[-1].kind == "text":
         # trailing whitespace before ` [#id]` is trimmed by the parser
         text = out[-1].text.rstrip()
