@@ -16,11 +16,11 @@ from pathlib import Path
 DEFAULT_MODE = 0o644
 
 
-def write_atomic(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> None:
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` (UTF-8, newlines untouched) to `path` atomically.
 
-    The file keeps its current permission bits; a new file gets `mode`
-    (default 0644, subject to nothing: the umask does not apply to the rename).
+    The file keeps its current permission bits; a new file gets 0644 (`DEFAULT_MODE`,
+    subject to nothing: the umask does not apply to the rename).
     Raises OSError when the folder is not writable; the target is then untouched.
     """
     import tempfile  # here, not at the top: it costs a hook that only reads ~5 ms to import
@@ -29,7 +29,7 @@ def write_atomic(path: str | os.PathLike[str], text: str, *, mode: int | None = 
     try:
         current = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
-        current = DEFAULT_MODE if mode is None else mode
+        current = DEFAULT_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:

@@ -5,28 +5,12 @@ from __future__ import annotations
 import re
 
 from .errors import InvalidAttr
-from .lines import clip
+from .lines import clip, scalar
 from .model import AttrValue
 
 __all__ = ["parse_attrs", "scalar", "quoted_value"]
 
 KEY_RE = re.compile(r"[A-Za-z0-9_-]*")
-INT_RE = re.compile(r"[+-]?[0-9]+")
-I64_MIN = -(2**63)
-I64_MAX = 2**63 - 1
-
-
-def scalar(raw: str) -> AttrValue:
-    """An unquoted attribute value: `true`/`false`, a signed 64-bit integer, else a string."""
-    if raw == "true":
-        return True
-    if raw == "false":
-        return False
-    if raw and INT_RE.fullmatch(raw):
-        number = int(raw)
-        if I64_MIN <= number <= I64_MAX:
-            return number
-    return raw
 
 
 def parse_attrs(text: str, *, line: int = 0, col: int = 1) -> dict[str, AttrValue]:

@@ -14,9 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from . import __version__
 from .errors import AgdError
 
-VERSION = "agd 0.3.3"
+VERSION = f"agd {__version__}"
 
 EDIT_HELP = """\
 The operation is one JSON object, tagged by "op":

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import DuplicateId, IdNotFound, InvalidAst, InvalidEdit
-from .inline import merge_text
-from .jsonast import attr_value_from_json, block_from_dict, block_to_dict
-from .lines import is_identifier
+from .graph import strip_hash
+from .inline import DELIMITERS, merge_text
+from .jsonast import INLINE_KINDS, attr_value_from_json, block_from_dict, block_to_dict
+from .lines import I64_MAX, I64_MIN, is_identifier
 from .model import BUILTIN_TAGS, EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
 
 __all__ = [
@@ -39,10 +40,7 @@ __all__ = [
     "validate_block",
 ]
 
-I64_MIN = -(2**63)
-I64_MAX = 2**63 - 1
-RUN_DELIMITER = {"bold": "*", "italic": "_", "code": "`"}
-TEXT_TAGS = frozenset(("h1", "h2", "h3", "h4", "p"))
+RUN_DELIMITER = {kind: delim for delim, kind in DELIMITERS.items()}
 # tag -> content types it can be written with; x-* blocks take fenced or empty
 SHAPES: dict[str, tuple[str, ...]] = {
     "h1": (INLINE,),
@@ -148,9 +146,6 @@ def normalise(block: Block) -> Block:
     return block
 
 
-INLINE_KINDS = ("text", "bold", "italic", "code", "ref")
-
-
 def check_types(block: Block) -> None:
     """Python-built blocks get the same type checks JSON input gets in `jsonast`."""
     if not isinstance(block.kind, str) or not isinstance(block.attrs, dict):
@@ -217,14 +212,14 @@ def validate_block(block: Block) -> Block:
             if block.id is not None:
                 raise InvalidEdit("a comment cannot carry an id")
         check_nodes(nodes, "inline content", allow_ref=kind == "ref")
+        if block.attrs:
+            raise InvalidEdit(
+                f"a `{kind}` block cannot carry attributes: its start line holds "
+                "text, so they would read back as text"
+            )
     elif block.content_type == ITEMS:
         for item in block.value or []:  # type: ignore[union-attr]
             check_nodes(item, "list item")
-    if block.attrs and (kind in TEXT_TAGS or kind in ("ref", "!")):
-        raise InvalidEdit(
-            f"a `{kind}` block cannot carry attributes: its start line holds "
-            "text, so they would read back as text"
-        )
     block = normalise(block)
     check_round_trip(block)
     return block
@@ -311,8 +306,7 @@ def field(obj: dict[str, Any], name: str, kind: type = str) -> Any:
 
 
 def op_id(obj: dict[str, Any]) -> str:
-    value = field(obj, "id")
-    return value[1:] if value.startswith("#") else value
+    return strip_hash(field(obj, "id"))
 
 
 def op_from_json(obj: Any) -> Op:

@@ -117,10 +117,10 @@ def get(
             frontier = nxt
     if with_backlinks and not full():
         for target in requested:
-            for block in doc.blocks:
+            for block in backlinks(doc, target):
                 if full():
                     break
-                if block.id is not None and block.id not in seen and cites(block, target):
+                if block.id not in seen:
                     seen.add(block.id)
                     out.append(block)
     return out

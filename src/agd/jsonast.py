@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from .errors import InvalidAst
+from .lines import I64_MAX, I64_MIN
 from .model import CONTENT_TYPES, EMPTY, FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
 
 __all__ = [
@@ -24,8 +25,6 @@ __all__ = [
 ]
 
 INLINE_KINDS = ("text", "bold", "italic", "code", "ref")
-I64_MIN = -(2**63)
-I64_MAX = 2**63 - 1
 
 
 def nodes_to_list(nodes: list[Inline]) -> list[dict[str, str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["classify", "is_fence", "is_identifier", "clip", "utf8_len"]
+__all__ = ["classify", "is_fence", "is_identifier", "clip", "scalar", "utf8_len"]
 
 # --- line classes, in the order §1.2 tests them --------------------------------------------
 EMPTY_LINE = 0  # the empty string (a line of spaces is NOT empty)
@@ -23,6 +23,9 @@ TEXT_LINE = 6  # anything else: a continuation
 TAG_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 TAG_RE = re.compile(r"[A-Za-z0-9_-]+")
 ID_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+INT_RE = re.compile(r"[+-]?[0-9]+")
+I64_MIN = -(2**63)
+I64_MAX = 2**63 - 1
 
 
 def classify(line: str) -> int:
@@ -39,7 +42,7 @@ def classify(line: str) -> int:
                 return BLOCK_LINE
         return TEXT_LINE
     if c == "~":
-        return FENCE_LINE if len(line) >= 3 and not line.strip("~") else TEXT_LINE
+        return FENCE_LINE if is_fence(line) else TEXT_LINE
     if c == "-":
         return ITEM_LINE if len(line) == 1 or line[1] == " " else TEXT_LINE
     if c == ">":
@@ -64,6 +67,20 @@ def clip(text: str, limit: int = 32) -> str:
     if len(raw) <= limit:
         return text
     return raw[:limit].decode("utf-8", "ignore") + "…"
+
+
+def scalar(raw: str) -> bool | int | str:
+    """An unquoted attribute value: `true`/`false`, a signed 64-bit integer, else a string
+    (the parser's rule; the serializer quotes any string that would read back otherwise)."""
+    if raw == "true":
+        return True
+    if raw == "false":
+        return False
+    if raw and INT_RE.fullmatch(raw):
+        number = int(raw)
+        if I64_MIN <= number <= I64_MAX:
+            return number
+    return raw
 
 
 def utf8_len(line: str) -> int:

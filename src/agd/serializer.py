@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 
+from .lines import is_fence, scalar
 from .model import FENCED, INLINE, ITEMS, AttrValue, Block, Document, Inline
 
 __all__ = ["serialize", "serialize_block", "render_inline", "format_value", "fence_width"]
 
 BAREWORD_RE = re.compile(r"[A-Za-z0-9_-]+")
-INT_RE = re.compile(r"-?[0-9]+")
-I64_MIN = -(2**63)
-I64_MAX = 2**63 - 1
 OPENERS = {"text": "", "bold": "*", "italic": "_", "code": "`", "ref": "@ref #"}
 CLOSERS = {"text": "", "bold": "*", "italic": "_", "code": "`", "ref": ""}
 
@@ -35,12 +33,7 @@ def format_value(value: AttrValue) -> str:
         return "false"
     if isinstance(value, int):
         return str(value)
-    if (
-        BAREWORD_RE.fullmatch(value)
-        and value != "true"
-        and value != "false"
-        and not (INT_RE.fullmatch(value) and I64_MIN <= int(value) <= I64_MAX)
-    ):
+    if BAREWORD_RE.fullmatch(value) and isinstance(scalar(value), str):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -58,7 +51,7 @@ def fence_width(body: str) -> int:
         return 3
     longest = 0
     for line in body.split("\n"):
-        if line and line[0] == "~" and not line.strip("~") and len(line) > longest:
+        if is_fence(line) and len(line) > longest:
             longest = len(line)
     return max(3, longest + 1)
 

@@ -11,6 +11,7 @@ import argparse
 
 from .cli import Fail, read_text, write_err, write_in_place, write_out
 from .errors import AgdError
+from .jsonast import dumps_compact
 from .model import Document
 from .parser import parse as parse_text
 from .serializer import serialize
@@ -145,7 +146,7 @@ def ref(ns: argparse.Namespace) -> int:
     return 1
 
 
-def entry(block, *, with_kind: bool = True) -> dict:
+def entry(block) -> dict:
     """`{"desc"?, "id", "kind"}`: keys in alphabetical order, as the reference prints them."""
     out = {}
     if block.desc is not None:
@@ -155,17 +156,11 @@ def entry(block, *, with_kind: bool = True) -> dict:
     return out
 
 
-def compact(rows: list) -> str:
-    import json
-
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
 def ids(ns: argparse.Namespace) -> int:
     _, doc = load(ns.file)
     blocks = [b for b in doc.blocks if b.id is not None and (ns.kind is None or b.kind == ns.kind)]
     if ns.json:
-        write_out(compact([entry(b) for b in blocks]))
+        write_out(dumps_compact([entry(b) for b in blocks]))
         return 0
     write_out("".join(f"{b.id}\t{b.desc}\n" if b.desc is not None else f"{b.id}\n" for b in blocks))
     return 0
@@ -198,7 +193,7 @@ def search(ns: argparse.Namespace) -> int:
     _, doc = load(ns.file)
     hits = find(doc, ns.query, ignore_case=ns.ignore_case, kind=ns.kind)
     if ns.json:
-        write_out(compact([{"excerpt": h.excerpt, "id": h.id, "kind": h.kind} for h in hits]))
+        write_out(dumps_compact([{"excerpt": h.excerpt, "id": h.id, "kind": h.kind} for h in hits]))
     else:
         write_out("".join(f"{h.id}\t{h.kind}\t{h.excerpt}\n" for h in hits))
     return 0
@@ -210,7 +205,7 @@ def backlinks(ns: argparse.Namespace) -> int:
     _, doc = load(ns.file)
     blocks = citing(doc, ns.id)
     if ns.json:
-        write_out(compact([entry(b) for b in blocks]))
+        write_out(dumps_compact([entry(b) for b in blocks]))
         return 0
     write_out(
         "".join(

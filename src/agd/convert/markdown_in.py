@@ -73,10 +73,7 @@ def inline_nodes(token: Any) -> list[Inline]:
         elif t in ("softbreak", "hardbreak"):
             emit("text", " ")
         elif t == "code_inline":
-            if run_depth:
-                run_text.append(child.content)
-            else:
-                nodes.append(Inline("code", child.content))
+            emit("code", child.content)
         elif t == "html_inline":
             emit("text", child.content.replace("\n", " "))
         elif t == "image":
@@ -159,9 +156,6 @@ class Reader:
         return [Block("p", INLINE, inline_nodes(self.tokens[i + 1]))], self.close_of(i) + 1
 
     def code(self, i: int) -> tuple[list[Block], int]:
-        return [code_block(self.tokens[i])], i + 1
-
-    def html(self, i: int) -> tuple[list[Block], int]:
         return [code_block(self.tokens[i])], i + 1
 
     def skip(self, i: int) -> tuple[list[Block], int]:
@@ -281,7 +275,7 @@ HANDLERS = {
     "paragraph_open": Reader.paragraph,
     "fence": Reader.code,
     "code_block": Reader.code,
-    "html_block": Reader.html,
+    "html_block": Reader.code,
     "bullet_list_open": Reader.lists,
     "ordered_list_open": Reader.lists,
     "blockquote_open": Reader.quote,
