@@ -16,7 +16,6 @@ def fresh_process() -> None:
     """Forget everything kept in process, as a new hook process would."""
     engine._PARTS.clear()
     engine._ANALYZERS.clear()
-    engine._SIGNATURES.clear()
 
 
 def cache_files(settings) -> list[Path]:

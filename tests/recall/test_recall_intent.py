@@ -20,7 +20,9 @@ BLOCKS = [
         desc="scanner manual with the programming barcodes",
         body="The PDF manual is in docs/hardware/; page 12 has the barcodes that reset the scanner.",
     ),
-    entry("push-setup", desc="push notifications through FCM", body="Tokens are stored per device."),
+    entry(
+        "push-setup", desc="push notifications through FCM", body="Tokens are stored per device."
+    ),
 ] + [
     entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
     for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])

@@ -34,7 +34,8 @@ class Analyzer:
     """
 
     __slots__ = (
-        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "stem", "_norm", "_keys"
+        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "stem", "_norm", "_keys",
+        "signature",
     )  # fmt: skip
 
     def __init__(
@@ -45,6 +46,8 @@ class Analyzer:
         synonyms_map: dict[str, str] | None = None,
     ) -> None:
         self.features = features
+        self.signature: tuple = ()
+        """What the disk caches key this analyzer by (set by `engine.analyzer_for`)."""
         self.tokenizer = Tokenizer(improved="tokens" in features)
         self.stemming = "stem" in features or "stem-multi" in features
         self.dates = "dates" in features

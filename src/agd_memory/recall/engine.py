@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import debuglog
-from ..store import Entry
 from . import features as feature_set
 from . import lexicon, policy, render
 from .analyzer import Analyzer
@@ -179,7 +178,7 @@ def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) 
     cached = _ANALYZERS.get(sig)
     if cached is None:
         cached = _ANALYZERS[sig] = _load_analyzer(features, path, sig, _cache_dir(settings))
-        _SIGNATURES[id(cached)] = sig
+        cached.signature = sig
     return cached
 
 
@@ -200,7 +199,6 @@ def _load_analyzer(
 
 
 _ANALYZERS: dict[tuple, Analyzer] = {}
-_SIGNATURES: dict[int, tuple] = {}
 _PARTS: dict[tuple, Part] = {}
 """In-process cache of analysed files (the MCP server and the eval reuse them)."""
 
@@ -210,17 +208,17 @@ def _cache_dir(settings: Any) -> Path | None:
     return Path(data_dir) / "cache" if data_dir else None
 
 
-def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) -> Part | None:
+def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
     skip_superseded = not settings.recall_allow_superseded
 
     def recallable(entry: Any) -> bool:
         return is_memory(entry) and not (skip_superseded and is_superseded(entry))
 
-    idf_over = recallable if "idf-recallable" in features else None
+    idf_over = recallable if "idf-recallable" in analyzer.features else None
     path = getattr(mf, "path", None)
     key = None
     if path is not None:
-        sig = (_SIGNATURES.get(id(analyzer), ()), skip_superseded)
+        sig = (analyzer.signature, skip_superseded)
         key = file_key(Path(path), sig)
     if key is not None:
         part = _PARTS.get(key)
@@ -228,7 +226,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer, features: frozenset[str]) 
             return part
         payload = read_cached(_cache_dir(settings), key)
         if payload is not None:
-            part = _PARTS[key] = Part.from_payload(payload, mf.entries, Entry)
+            part = _PARTS[key] = Part.from_payload(payload)
             return part
     try:
         entries = mf.entries()
@@ -249,7 +247,7 @@ def build_index(
 ) -> Index | None:
     """The index over the files' blocks; each file's analysis is cached in process and on
     disk, keyed by the file's identity and the analyzer."""
-    parts = [p for mf in files if (p := _part(mf, settings, analyzer, features)) is not None]
+    parts = [p for mf in files if (p := _part(mf, settings, analyzer)) is not None]
     parts = [p for p in parts if p.records]
     if not parts:
         return None
@@ -276,16 +274,14 @@ def select_files(files: Sequence[Any], settings: Any) -> list[Any]:
     return out
 
 
-def ranking_of(settings: Any, fuzzy_anchor_min: int | None = None) -> policy.Ranking:
+def ranking_of(settings: Any) -> policy.Ranking:
     return policy.Ranking(
         top_k=int(settings.recall_top_k),
         min_score=float(settings.recall_min_score),
         min_score_ratio=float(settings.recall_min_score_ratio),
         require_anchor=not settings.recall_allow_body_only,
         skip_superseded=not settings.recall_allow_superseded,
-        fuzzy_anchor_min=int(
-            settings.recall_fuzzy_anchor_min if fuzzy_anchor_min is None else fuzzy_anchor_min
-        ),
+        fuzzy_anchor_min=int(settings.recall_fuzzy_anchor_min),
     )
 
 
@@ -300,17 +296,6 @@ def gates_of(settings: Any, features: frozenset[str] = frozenset()) -> policy.Ga
     )
 
 
-def _anchor_vocabulary(index: Index) -> frozenset[str]:
-    vocab = getattr(index, "_anchor_vocab", None)
-    if vocab is None:
-        vocab = index._anchor_vocab = index.anchor_vocabulary()  # type: ignore[attr-defined]
-    return vocab
-
-
-def _coverage(m: Match, index: Index) -> float:
-    return sum(index.surprise(w) for w in m.covered)
-
-
 def recall(
     prompt: str,
     files: Sequence[Any],
@@ -323,16 +308,19 @@ def recall(
     files = select_files(files, settings)
     analyzer = analyzer_for(files, settings, feats)
     words = prompt_words(prompt or "", analyzer, settings, feats)
-    gates = gates_of(settings, feats)
-    reason = policy.should_skip(prompt or "", words, gates)
     index: Index | None = None
-    if reason == policy.BELOW_MIN_WORDS and "short-gate" in feats and words and files:
+
+    def exact_hit(ws: Sequence[str]) -> bool:  # short-gate: built only for a short prompt
+        nonlocal index
         index = build_index(files, settings, feats, analyzer)
-        if index is not None:
-            vocab = _anchor_vocabulary(index)
-            reason = policy.should_skip(
-                prompt, words, gates, exact_hit=lambda ws: any(w in vocab for w in ws)
-            )
+        return index is not None and not index.anchor_vocabulary().isdisjoint(ws)
+
+    reason = policy.should_skip(
+        prompt or "",
+        words,
+        gates_of(settings, feats),
+        exact_hit=exact_hit if "short-gate" in feats and files else None,
+    )
     if reason:
         return RecallResult(skipped=reason, words=words)
     if not files:
@@ -351,10 +339,11 @@ def recall(
     if "inherit" in feats and matches:
         matches = inherit_superseded(matches, index, built, "bm25" in feats)
     if ("coverage" in feats or "coord" in feats) and matches:
-        total = sum(index.surprise(w) for w in set(words)) or 1.0
+        surprise = {w: index.surprise(w) for w in set(words)}
+        total = sum(surprise.values()) or 1.0
         scored = []
         for m in matches:
-            share = _coverage(m, index) / total
+            share = sum(surprise[w] for w in m.covered) / total
             need = COVERAGE_MIN
             if "coverage-multi" in feats:
                 strong = len(m.covered) >= 2 or (
@@ -417,7 +406,7 @@ def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
     memory's own blocks, id, desc and body together)."""
     out: dict[str, str] = {}
     n = index.n or 1
-    anchors = _anchor_vocabulary(index) if COOC_BODY_ONLY else frozenset()
+    anchors = index.anchor_vocabulary() if COOC_BODY_ONLY else frozenset()
     for w in sorted(words):
         if w in anchors:
             continue
@@ -451,7 +440,7 @@ def cooccurrence_matches(
     if not terms:
         return matches
     extra = Prompt.build(terms, analyzer, fuzzy=False)
-    by_doc = {(id(m.doc.part), m.doc.i): k for k, m in enumerate(matches)}
+    by_doc = {m.doc.at: k for k, m in enumerate(matches)}
     out = list(matches)
     fresh: list[tuple[float, int, Match]] = []
     for i in index.candidates(extra.words, ()):
@@ -459,7 +448,7 @@ def cooccurrence_matches(
         e = score_bm25_one(index, doc, extra)  # no cognates: cheap
         if e.score <= 0:
             continue
-        k = by_doc.get((id(doc.part), doc.i))
+        k = by_doc.get(doc.at)
         if k is None:
             fresh.append((-e.score, i, e))
         else:
@@ -526,23 +515,21 @@ def inherit_superseded(
     stronger: a prompt naming the old way (`Dropbox backups`) is about the topic whose
     current answer is the new block, even when the new block shares no word with it.
     The old block itself stays out (superseded)."""
-    by_doc = {(id(m.doc.part), m.doc.i): k for k, m in enumerate(matches)}
+    by_doc = {m.doc.at: k for k, m in enumerate(matches)}
     out = list(matches)
     for m in matches:
         if m.doc.status != "superseded":
             continue
-        i = index.offsets[index.parts.index(m.doc.part)] + m.doc.i
-        j = index.successor(i)
-        if j is None:
+        doc = index.successor(m.doc)
+        if doc is None:
             continue
-        doc = index.doc(j)
-        k = by_doc.get((id(doc.part), doc.i))
+        k = by_doc.get(doc.at)
         if k is None:
             new = (
                 score_bm25_one(index, doc, prompt) if bm25 else score_doc(doc, prompt, index.weight)
             )
             out.append(new)
-            k = by_doc[(id(doc.part), doc.i)] = len(out) - 1
+            k = by_doc[doc.at] = len(out) - 1
         new = out[k]
         out[k] = new._replace(
             score=max(new.score, m.score),

@@ -20,8 +20,10 @@ from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
+from ..store.entry import ROW_WIDTH, Entry
 from .analyzer import Analyzer
 
 MAX_CANDIDATES = 200
@@ -30,30 +32,11 @@ _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
 # (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
-#  body length in tokens, body length in characters, recency, entry fields, keys as
-#  token tuples)
-# The entry fields rebuild the entry for rendering without reading the memory file.
+#  body length in tokens, body length in characters, recency, the store's entry row
+#  (`store.entry`, without layer and path), keys as token tuples)
+# The entry row rebuilds the entry for rendering without reading the memory file.
 Record = tuple
-ENTRY_FIELDS = (
-    "id", "kind", "desc", "body", "refs", "status", "created", "updated",
-    "supersedes", "layer", "path", "line",
-)  # fmt: skip
-
-
-def entry_fields(entry: Any) -> tuple:
-    values = []
-    for name in ENTRY_FIELDS:
-        v = getattr(entry, name, None)
-        if name in ("refs", "supersedes"):
-            v = tuple(str(x) for x in (v or ()))
-        elif name == "path":
-            v = str(v) if v else ""
-        elif name == "line":
-            v = int(v or 0)
-        values.append(v)
-    attrs = getattr(entry, "attrs", None) or {}
-    values.append({str(k): v for k, v in dict(attrs).items() if isinstance(v, (str, int, bool))})
-    return tuple(values)
+_SUPERSEDES = Entry._fields.index("supersedes")
 
 
 def is_superseded(entry: Any) -> bool:
@@ -106,7 +89,7 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
         len(body),
         len(body_text),
         recency_key(getattr(entry, "updated", None)),
-        entry_fields(entry),
+        entry[:ROW_WIDTH],
         keys,
     )
 
@@ -127,19 +110,17 @@ class Part:
         df: dict[str, int],
         n: int,
         stats: tuple,
-        entries: Callable[[], list[Any]] | list[Any],
-        entry_type: Callable[..., Any] | None = None,
+        entries: list[Any] | None,
     ) -> None:
         self.records = records
         self.postings = postings
         self.key_postings = key_postings
         self.df = df
         self.n = n
-        self.body_sum, self.desc_sum, self.anchor_vocab = stats[:3]
-        self.successors: dict[str, int] = dict(stats[3]) if len(stats) > 3 else {}
-        """Superseded id -> index of the record that supersedes it (in this file)."""
+        self.body_sum, self.desc_sum, self.anchor_vocab, self.successors, self.origin = stats
+        """successors: superseded id -> index of the record that supersedes it (in this file);
+        origin: (layer, path) of the entries (one memory file)."""
         self._entries = entries
-        self.entry_type = entry_type
 
     @classmethod
     def build(
@@ -168,16 +149,16 @@ class Part:
                 anchor.update(rec[4])
                 anchor.update(rec[5])
         successors = {}
-        sup_at = ENTRY_FIELDS.index("supersedes")
         for i, rec in enumerate(records):
             if rec[3] and rec[2] != "superseded":
-                for old in rec[11][sup_at]:
+                for old in rec[11][_SUPERSEDES]:
                     successors.setdefault(str(old).lstrip("#"), i)
         stats = (
             sum(r[8] for r in records),
             sum(len(r[5]) for r in records),
             tuple(anchor),
             successors,
+            (entries[0].layer, str(entries[0].path)) if entries else ("", ""),
         )
         return cls(records, postings, key_postings, dict(df), n, stats, list(entries))
 
@@ -190,18 +171,19 @@ class Part:
             {k: _encode(v) for k, v in self.key_postings.items()},
             self.df,
             self.n,
-            (self.body_sum, self.desc_sum, self.anchor_vocab, self.successors),
+            (
+                self.body_sum,
+                self.desc_sum,
+                _encode_vocab(self.anchor_vocab),
+                self.successors,
+                self.origin,
+            ),
         )
 
     @classmethod
-    def from_payload(
-        cls,
-        payload: tuple,
-        entries: Callable[[], list[Any]],
-        entry_type: Callable[..., Any] | None = None,
-    ) -> Part:
+    def from_payload(cls, payload: tuple) -> Part:
         records, postings, key_postings, df, n, stats = payload
-        return cls(list(records), postings, key_postings, df, n, stats, entries, entry_type)
+        return cls(list(records), postings, key_postings, df, n, stats, None)
 
     def record(self, i: int) -> Record:
         rec = self.records[i]
@@ -220,20 +202,14 @@ class Part:
     def entry(self, i: int) -> Any:
         """The entry of record `i`: rebuilt from the record when loaded from the disk cache
         (no need to read the memory file), else the store's own entry."""
-        if callable(self._entries) and self.entry_type is not None:
-            fields = self.record(i)[11]
-            kwargs = dict(zip(ENTRY_FIELDS, fields[:-1], strict=True))
-            return self.entry_type(**kwargs, attrs=fields[-1])
-        if callable(self._entries):
-            self._entries = list(self._entries())
-        entries = self._entries
-        wanted = self.record(i)[0]
-        if i < len(entries) and str(entries[i].id) == wanted:
-            return entries[i]
-        for e in entries:  # the file changed under us: find the block by id
-            if str(e.id) == wanted:
-                return e
-        raise LookupError(f"block #{wanted} vanished from its memory file")
+        if self._entries is not None:
+            return self._entries[i]
+        layer, path = self.origin
+        return tuple.__new__(Entry, self.record(i)[11] + (layer, Path(path)))
+
+
+def _encode_vocab(vocab: tuple | bytes) -> bytes:
+    return vocab if isinstance(vocab, bytes) else marshal.dumps(vocab)
 
 
 def _encode(ids: Sequence[int]) -> bytes:
@@ -246,6 +222,7 @@ class Doc:
     __slots__ = (
         "part",
         "i",
+        "at",
         "id_set",
         "desc_set",
         "keys_set",
@@ -263,10 +240,14 @@ class Doc:
         "_key_of",
     )
 
-    def __init__(self, part: Part, i: int, key_of: Callable[[str], str | None]) -> None:
+    def __init__(
+        self, part: Part, i: int, key_of: Callable[[str], str | None], at: int = 0
+    ) -> None:
         rec = part.record(i)
         self.part = part
         self.i = i
+        self.at = at
+        """Position in the index (all parts)."""
         self.kind = rec[1]
         self.status = rec[2]
         self.memory = rec[3]
@@ -348,7 +329,7 @@ class Index:
         d = self._docs.get(i)
         if d is None:
             k = bisect_right(self.offsets, i) - 1
-            d = self._docs[i] = Doc(self.parts[k], i - self.offsets[k], self.analyzer.key_of)
+            d = self._docs[i] = Doc(self.parts[k], i - self.offsets[k], self.analyzer.key_of, i)
         return d
 
     @property
@@ -380,12 +361,10 @@ class Index:
             return sorted(i for i, _ in best)
         return sorted(acc)
 
-    def successor(self, i: int) -> int | None:
-        """The index of the block that supersedes block `i` in the same file, or None."""
-        k = bisect_right(self.offsets, i) - 1
-        part = self.parts[k]
-        j = part.successors.get(part.record(i - self.offsets[k])[0])
-        return None if j is None else self.offsets[k] + j
+    def successor(self, doc: Doc) -> Doc | None:
+        """The block that supersedes `doc` in the same file, or None."""
+        j = doc.part.successors.get(doc.id)
+        return None if j is None else self.doc(doc.at - doc.i + j)
 
     def df_of(self, token: str) -> int:
         return sum(p.df.get(token, 0) for p in self.parts)
@@ -418,5 +397,7 @@ class Index:
         """Every id and desc token of the memory entries (for the short-prompt gate)."""
         vocab: set[str] = set()
         for p in self.parts:
+            if isinstance(p.anchor_vocab, bytes):  # loaded from disk: decoded on first use
+                p.anchor_vocab = marshal.loads(p.anchor_vocab)
             vocab.update(p.anchor_vocab)
         return frozenset(vocab)

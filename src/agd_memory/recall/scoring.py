@@ -57,17 +57,18 @@ class Prompt(NamedTuple):
     words: frozenset[str]
     cognates: dict[str, frozenset[str]]
     """Cognate key -> the prompt words that have it (empty when cognates are off)."""
+    keys: dict[str, str | None] = {}
+    """Prompt word -> its cognate key (empty when `cognates` is)."""
 
     @classmethod
     def build(cls, words: Iterable[str], analyzer: Analyzer, *, fuzzy: bool) -> Prompt:
         wordset = frozenset(words)
         keyed: dict[str, set[str]] = {}
-        if fuzzy:
-            for w in wordset:
-                k = analyzer.key(w)
-                if k is not None:
-                    keyed.setdefault(k, set()).add(w)
-        return cls(wordset, {k: frozenset(v) for k, v in keyed.items()})
+        keys = {w: analyzer.key(w) for w in wordset} if fuzzy else {}
+        for w, k in keys.items():
+            if k is not None:
+                keyed.setdefault(k, set()).add(w)
+        return cls(wordset, {k: frozenset(v) for k, v in keyed.items()}, keys if keyed else {})
 
 
 class Match(NamedTuple):
@@ -197,8 +198,9 @@ def key_cognates(doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
     return out
 
 
-def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | None]) -> Match:
+def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
     """BM25F over id, desc and body; cognate-only occurrences count half."""
+    keys = prompt.keys
     score = 0.0
     anchor_exact: set[str] = set()
     anchor_cog: set[str] = set()
@@ -261,11 +263,9 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index, keys: dict[str, str | Non
 
 
 def score_all_bm25(index: Index, prompt: Prompt) -> list[Match]:
-    keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
-    return [score_bm25(index.doc(i), prompt, index, keys) for i in candidates(index, prompt)]
+    return [score_bm25(index.doc(i), prompt, index) for i in candidates(index, prompt)]
 
 
 def score_bm25_one(index: Index, doc: Doc, prompt: Prompt) -> Match:
     """BM25F for one block outside the candidate list (see `engine.inherit_superseded`)."""
-    keys = {w: index.analyzer.key(w) for w in prompt.words} if prompt.cognates else {}
-    return score_bm25(doc, prompt, index, keys)
+    return score_bm25(doc, prompt, index)

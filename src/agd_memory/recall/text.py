@@ -36,14 +36,11 @@ CJK_CHARS = (
 )
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 HAS_DIGIT = re.compile(r"\d")
-HAS_LETTER = re.compile(r"[^\W\d_]")
 # A URL's scheme (`https://`) says how to fetch, not what the text is about.
 URL_SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
 
 STOPWORDS_DIR = Path(__file__).parent / "stopwords"
 BUILTIN_LANGS = ("en", "it", "es", "fr", "de", "pt")
-REFERENCE_LANGS = ("en", "it")
-"""The languages the reference ships; `config show` lists every built-in one."""
 
 
 def fold(word: str) -> str:
