@@ -72,7 +72,7 @@ def status(settings: Settings, limit: int, *, as_json: bool) -> int:
             json.dumps(
                 {
                     "runs": runs,
-                    "pending": [p.__dict__ for p in pending],
+                    "pending": [p._asdict() for p in pending],
                     "log": str(runlog.log_path(settings)),
                 },
                 indent=2,

@@ -19,8 +19,8 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..settings import Settings
 
@@ -34,8 +34,11 @@ def transcript_key(transcript: str | Path) -> str:
     return hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-@dataclass(frozen=True)
-class Pending:
+# NamedTuples, not dataclasses: the SessionEnd hook imports this module, and `dataclasses`
+# costs it several ms.
+
+
+class Pending(NamedTuple):
     """A session waiting to be distilled."""
 
     transcript: str
@@ -54,7 +57,7 @@ def add_pending(settings: Settings, item: Pending) -> Path:
     folder = distill_dir(settings) / "pending"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{item.key}.json"
-    write_atomic(path, json.dumps(asdict(item)) + "\n")
+    write_atomic(path, json.dumps(item._asdict()) + "\n")
     return path
 
 
@@ -95,8 +98,7 @@ def remove_pending(settings: Settings, item: Pending) -> None:
         path.unlink()
 
 
-@dataclass(frozen=True)
-class Offset:
+class Offset(NamedTuple):
     """How far a transcript has been distilled."""
 
     offset: int
