@@ -87,6 +87,14 @@ def test_a_backfill_never_overwrites_keys_saved_meanwhile(mf: store.MemoryFile) 
     assert _attrs(mf, "deploy")["keys"] == "release"
 
 
+def test_a_set_keys_that_changes_nothing_leaves_the_file_alone(mf: store.MemoryFile) -> None:
+    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["sql"])
+    before = mf.path.stat()
+    assert mf.set_keys({"db": ["model"]}, only_missing=True) == ()
+    after = mf.path.stat()  # not rewritten: the caches built for it stay valid
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
 def test_save_keys_from_the_command_line(cli, env) -> None:
     r = cli("save", "x-project", "db", "--content", "We use Postgres.", "--keys", "SQL, banca dati")
     assert r.returncode == 0, r.stderr

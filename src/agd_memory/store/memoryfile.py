@@ -283,7 +283,6 @@ class MemoryFile:
                 attrs["refs"] = id_attr(kept_refs)
 
             block = Block(kind, FENCED, body, attrs, block_id)
-            changed = [block]
             marked = []
             for sid in sup:
                 pos = index[sid]
@@ -294,7 +293,6 @@ class MemoryFile:
                 doc.blocks[pos] = Block(
                     target.kind, target.content_type, target.value, new_attrs, target.id
                 )
-                changed.append(doc.blocks[pos])
                 marked.append(sid)
 
             if old_pos is not None:
@@ -309,10 +307,9 @@ class MemoryFile:
             ignored = tuple(dict.fromkeys(ignored_refs + ignored_sup))
             if ignored:
                 message += "; ignored unknown ids " + ", ".join(f"#{i}" for i in ignored)
-            result = SaveResult(
+            return SaveResult(
                 block_id, kind, self.path, action, tuple(marked), tuple(kept_refs), ignored, message
             )
-            return result, changed
 
         return self._transaction(change, where)
 
@@ -336,8 +333,8 @@ class MemoryFile:
             if not allow_secrets:
                 rules.check_secrets("", rules.keys_as_given(value), where)
 
-        def change(doc: Document) -> tuple[tuple[str, ...], list[Block]]:
-            done, changed = [], []
+        def change(doc: Document) -> tuple[str, ...]:
+            done = []
             for pos, b in enumerate(doc.blocks):
                 if b.id not in wanted or not b.kind.startswith("x-"):
                     continue
@@ -349,9 +346,8 @@ class MemoryFile:
                 if attrs == dict(b.attrs):
                     continue
                 doc.blocks[pos] = Block(b.kind, b.content_type, b.value, attrs, b.id)
-                changed.append(doc.blocks[pos])
                 done.append(b.id)
-            return tuple(done), changed
+            return tuple(done)
 
         return self._transaction(change, str(self.path), create=False)
 
@@ -359,7 +355,7 @@ class MemoryFile:
         """Remove the block `id`; the result lists the blocks that still cite it."""
         block_id = id.strip().lstrip("#")
 
-        def change(doc: Document) -> tuple[DeleteResult, list[Block]]:
+        def change(doc: Document) -> DeleteResult:
             pos = doc.index().get(block_id)
             if pos is None:
                 raise BlockNotFound(
@@ -372,7 +368,7 @@ class MemoryFile:
             message = f"deleted #{block_id} ({block.kind}) from {self.path.name}"
             if cited_by:
                 message += "; still cited by " + ", ".join(f"#{i}" for i in cited_by)
-            return DeleteResult(block_id, block.kind, self.path, cited_by, message), []
+            return DeleteResult(block_id, block.kind, self.path, cited_by, message)
 
         return self._transaction(change, f"#{block_id} in {self.path}", create=False)
 
@@ -382,7 +378,7 @@ class MemoryFile:
         old_id = old.strip().lstrip("#")
         new_id = rules.check_id(new, f"the new name of #{old_id} in {self.path}")
 
-        def change(doc: Document) -> tuple[RenameResult, list[Block]]:
+        def change(doc: Document) -> RenameResult:
             index = doc.index()
             pos = index.get(old_id)
             if pos is None:
@@ -396,7 +392,6 @@ class MemoryFile:
                     "or delete it first. Nothing was written."
                 )
             rewritten = []
-            changed = []
             for i, b in enumerate(doc.blocks):
                 nb = rewrite_refs(b, old_id, new_id)
                 if i == pos:
@@ -406,17 +401,16 @@ class MemoryFile:
                 elif b.id:
                     rewritten.append(b.id)
                 doc.blocks[i] = nb
-                changed.append(nb)
             message = f"renamed #{old_id} to #{new_id} in {self.path.name}"
             if rewritten:
                 message += "; rewrote references in " + ", ".join(f"#{i}" for i in rewritten)
-            return RenameResult(old_id, new_id, self.path, tuple(rewritten), message), changed
+            return RenameResult(old_id, new_id, self.path, tuple(rewritten), message)
 
         return self._transaction(change, f"#{old_id} in {self.path}", create=False)
 
     def _transaction(
         self,
-        change: Callable[[Document], tuple[T, list[Block]]],
+        change: Callable[[Document], T],
         where: str,
         *,
         create: bool = True,
@@ -435,7 +429,14 @@ class MemoryFile:
                 doc = parse(rules.SCAFFOLD)
             else:
                 raise BlockNotFound(f"memory file {self.path} does not exist; nothing to change")
-            result, _changed = change(doc)
+            before = list(doc.blocks)
+            result = change(doc)
+            if (
+                existed
+                and len(doc.blocks) == len(before)
+                and all(a is b for a, b in zip(doc.blocks, before, strict=True))
+            ):
+                return result  # nothing changed: the file, and every cache of it, stay as they are
             text = serialize(doc)
             try:
                 check = parse(text)
