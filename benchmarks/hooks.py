@@ -214,8 +214,7 @@ def _counter():
 
 
 def measure_tokens() -> tuple[list[dict[str, object]], str]:
-    from agd_memory import hooks, store, toc
-    from agd_memory.recall import render
+    from agd_memory import store, toc
     from agd_memory.settings import Settings
 
     count, label = _counter()
@@ -224,10 +223,10 @@ def measure_tokens() -> tuple[list[dict[str, object]], str]:
     for path in sorted(CORPORA.glob("*.agd")):
         text = path.read_text(encoding="utf-8")
         mf = store.MemoryFile(path, layer="project", settings=settings)
-        toc_text = toc.render([mf], settings, count=hooks.toc_tokens)  # as SessionStart does
+        toc_text = toc.render([mf], settings)  # as SessionStart does
         blocks = [e for e in mf.entries() if e.is_memory]
-        one = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:1])
-        three = toc_text + "\n" + "".join(render.block_text(e) for e in blocks[:3])
+        one = toc_text + "\n" + "".join(e.to_agd(drop=("keys",)) for e in blocks[:1])
+        three = toc_text + "\n" + "".join(e.to_agd(drop=("keys",)) for e in blocks[:3])
         whole = count(text)
         rows.append(
             {

@@ -144,18 +144,6 @@ def memory_files(
     return files
 
 
-def toc_tokens(text: str) -> int:
-    """Tokens of TOC text for the budget, estimated as ceil(characters / 2.8).
-
-    Loading the cl100k vocabulary costs 0.2-0.9 s, in every hook process, so the hook
-    estimates. TOC lines (ids, dates, short descs, the file path) run at 2.9-3.7
-    characters per cl100k token on the shared corpora and a 10,000-block memory
-    (benchmarks/hooks.py), so dividing by 2.8 keeps the injected TOC within the budget
-    in real tokens; chars/4 would overshoot it by a quarter.
-    """
-    return (len(text) * 5 + 13) // 14
-
-
 # -- handlers: each returns the additionalContext text, or None to stay silent ----------
 
 
@@ -166,7 +154,7 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
         return None
     from . import toc
 
-    text = toc.render(files, settings, count=toc_tokens)
+    text = toc.render(files, settings)
     return text if text and text.strip() else None
 
 

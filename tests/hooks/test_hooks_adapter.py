@@ -18,6 +18,7 @@ from hookutil import context_of, debug_log, load_payload, run_main
 
 import agd_memory
 from agd_memory import hooks
+from agd_memory.toc import budget_tokens
 
 FILES = ["<project file>", "<global file>"]
 
@@ -103,8 +104,10 @@ def test_session_start_outputs_toc_as_additional_context(monkeypatch, capsys, ca
     assert calls.memory_files == [("/somewhere/project", "all")]
     files, settings = calls.toc[0]
     assert files == FILES and settings.toc_token_budget == 2000
-    # The budget is counted with the cheap estimate (no tokenizer load in a hook): chars/2.8.
-    assert calls.toc_count("x" * 28) == 10 and calls.toc_count("x" * 29) == 11
+    # The budget is counted with toc's own cheap estimate (no tokenizer load in a hook),
+    # the one every TOC reader uses: chars/2.8.
+    assert calls.toc_count is None
+    assert budget_tokens("x" * 28) == 10 and budget_tokens("x" * 29) == 11
 
 
 @pytest.mark.parametrize("text", ["", "   \n"])

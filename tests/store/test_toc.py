@@ -142,10 +142,12 @@ def test_since_compares_dates_and_falls_back_to_created(tmp_path: Path, settings
         toc.list_entries([mf], since="yesterday")
 
 
-def test_small_toc_needs_no_token_counter(files, settings, monkeypatch):
-    def no_counter():
-        raise AssertionError("the tokenizer was loaded for a TOC that surely fits")
-
-    monkeypatch.setattr(toc, "token_counter", no_counter)
-    text = toc.render(files, settings.replace(toc_token_budget=5000))
-    assert "- #db: database choice" in text
+def test_the_budget_is_counted_one_way_for_every_reader(files, settings):
+    # SessionStart, `agd-memory toc`, the distiller and doctor all count with budget_tokens:
+    # a TOC of N estimated tokens is whole at a budget of N and cut at N - 1
+    full = toc.render(files, settings.replace(toc_token_budget=10**9))
+    need = toc.budget_tokens(full)
+    assert toc.render(files, settings.replace(toc_token_budget=need)) == full
+    assert "more: use agd_memory_toc" in toc.render(
+        files, settings.replace(toc_token_budget=need - 1)
+    )

@@ -235,19 +235,13 @@ def toc_budget(memories: list[Memory], settings: Settings) -> list[Finding]:
 
 
 def _toc_tokens(memories: list[Memory], settings: Settings) -> tuple[int, str]:
-    """Tokens of the whole TOC, rendered by SessionStart's own renderer with no budget."""
+    """Tokens of the whole TOC, rendered and counted as SessionStart renders and counts it
+    (`toc.budget_tokens`, an estimate), so "within the budget" means SessionStart lists all."""
     from .. import store, toc
 
     files = [store.MemoryFile(m.path, layer=m.layer, settings=settings) for m in memories]
     text = toc.render(files, settings.replace(toc_token_budget=10**9))
-    count = toc.token_counter()
-    try:
-        from agd import tokens
-
-        label = "" if tokens.is_exact() else " (estimated)"
-    except ImportError:
-        label = " (estimated)"
-    return count(text), label
+    return toc.budget_tokens(text), " (estimated as SessionStart counts them)"
 
 
 _WORD = re.compile(r"\w{3,}")
