@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..settings import Settings
 
@@ -94,7 +94,6 @@ class Answer:
     """The raw items of the result field (the distiller's proposals), unvalidated."""
     attempts: int
     cost_usd: float | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def command(

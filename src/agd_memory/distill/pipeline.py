@@ -82,10 +82,7 @@ def layer_files(layers: object, settings: Settings) -> list[Any]:
     """The memory files of the project and global layers that exist, project first."""
     from .. import store
 
-    files = [
-        store.MemoryFile(layer.path, layer=layer.name, settings=settings)
-        for layer in layers.select("all")  # type: ignore[attr-defined]
-    ]
+    files = store.open_files(layers.select("all"), settings)  # type: ignore[attr-defined]
     return [f for f in files if f.exists()]
 
 

@@ -224,11 +224,12 @@ def apply(
         layer = layers.global_ if proposal.scope == "global" else layers.project  # type: ignore[attr-defined]
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
         try:
-            entries = [e for e in mf.entries() if e.is_memory] if mf.exists() else []
-            all_ids = {e.id for e in mf.entries()} if mf.exists() else set()
+            every = mf.entries() if mf.exists() else []
         except UserError as exc:
             report.outcomes.append(Outcome("rejected", proposal.id, str(exc), proposal, layer.name))
             continue
+        entries = [e for e in every if e.is_memory]
+        all_ids = {e.id for e in every}
         report.outcomes.append(_write(mf, proposal, entries, all_ids, layer.name, dry_run))
     return report
 

@@ -63,7 +63,6 @@ class Digest:
     tool_uses: int = 0
     edits: int = 0
     user_words: int = 0
-    lines: int = 0
     bad_lines: int = 0
 
     @property
@@ -84,7 +83,6 @@ def read(path: str | Path, start: int = 0) -> Digest:
     for raw in data[:cut].splitlines():
         if not raw.strip():
             continue
-        digest.lines += 1
         try:
             record = json.loads(raw)
         except ValueError:

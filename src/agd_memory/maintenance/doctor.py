@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,25 +57,28 @@ def default_context(settings: Settings, cwd: str | None = None) -> Context:
     )
 
 
+STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Finding]]], ...] = (
+    ("refs", lambda ctx, memories: checks_memory.dangling_refs(memories)),
+    ("superseded", lambda ctx, memories: checks_memory.superseded_cited(memories)),
+    ("secrets", lambda ctx, memories: checks_memory.secret_strings(memories)),
+    ("toc", lambda ctx, memories: checks_memory.toc_budget(memories, ctx.settings)),
+    ("duplicates", lambda ctx, memories: checks_memory.duplicates(memories)),
+    ("keys", lambda ctx, memories: checks_memory.search_keys(memories)),
+    ("locks", lambda ctx, memories: checks_env.distiller_locks(ctx.settings)),
+    ("plugin", lambda ctx, memories: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
+    ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
+)
+"""The checks after loading the memories, in order (the progress counter counts them)."""
+
+
 def run_checks(ctx: Context, *, progress: Progress | None = None) -> list[Finding]:
     findings: list[Finding] = []
     memories = checks_memory.load(ctx.files, findings)
-    steps = [
-        ("refs", lambda: checks_memory.dangling_refs(memories)),
-        ("superseded", lambda: checks_memory.superseded_cited(memories)),
-        ("secrets", lambda: checks_memory.secret_strings(memories)),
-        ("toc", lambda: checks_memory.toc_budget(memories, ctx.settings)),
-        ("duplicates", lambda: checks_memory.duplicates(memories)),
-        ("keys", lambda: checks_memory.search_keys(memories)),
-        ("locks", lambda: checks_env.distiller_locks(ctx.settings)),
-        ("plugin", lambda: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
-        ("python", lambda: checks_env.runtimes(ctx.settings, ctx.python_probe)),
-    ]
-    for n, (name, step) in enumerate(steps, 1):
+    for n, (name, step) in enumerate(STEPS, 1):
         if progress is not None:
             progress.step(n, name)
         try:
-            findings += step()
+            findings += step(ctx, memories)
         except (UserError, AgdError, OSError, ValueError) as exc:
             findings.append(Finding("error", name, f"the {name} check failed: {exc}"))
         except Exception as exc:  # a doctor reports a broken module instead of dying of it
@@ -142,7 +145,7 @@ def doctor_main(argv: Sequence[str]) -> int:
     ctx = default_context(settings, cwd=args.cwd or os.getcwd())
     if args.files:
         ctx.files = [("file", p) for p in args.files]
-    with Progress(8, label="doctor") as progress:
+    with Progress(len(STEPS), label="doctor") as progress:
         findings = run_checks(ctx, progress=progress)
     if args.json:
         print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))

@@ -31,8 +31,6 @@ DEFAULT_BATCH = 20
 BODY_CLIP = 1500
 """Characters of a body sent: enough to say what an entry is about, not a whole log."""
 RESULT_FIELD = "entries"
-MAX_ANSWER_KEYS = 24
-"""The store's limit (rules.MAX_KEYS); an answer with more keeps the first ones."""
 
 SCHEMA: dict[str, object] = {
     "type": "object",
@@ -236,7 +234,7 @@ def clean_answer(
         if not keys:
             notes.append(f"#{block_id}: no usable keys, skipped")
             continue
-        out[block_id] = ", ".join(keys[:MAX_ANSWER_KEYS])
+        out[block_id] = ", ".join(keys[: rules.MAX_KEYS])  # an answer with more keeps the first
     return out, notes
 
 
