@@ -26,7 +26,7 @@ from pydantic import Field
 
 from agd.errors import AgdError
 
-from . import __version__, debuglog, mcp_tools
+from . import __version__, debuglog, mcp_text, mcp_tools
 from .errors import UserError
 from .settings import Settings
 
@@ -91,14 +91,28 @@ Since = Annotated[
     str | None,
     Field(description='Only blocks updated (or created) on or after this date, e.g. "2026-06-01".'),
 ]
-TocLimit = Annotated[int, Field(description="Entries per page (1-500).", ge=1, le=500)]
+TocLimit = Annotated[
+    int,
+    Field(
+        description=f"Entries per page (1-{mcp_tools.MAX_TOC_LIMIT}).",
+        ge=1,
+        le=mcp_tools.MAX_TOC_LIMIT,
+    ),
+]
 Offset = Annotated[int, Field(description="Entries to skip, e.g. 50 for the second page.", ge=0)]
 
 Query = Annotated[
     str, Field(description='Words to look for, e.g. "deploy staging" or "db-choice".')
 ]
 IgnoreCase = Annotated[bool, Field(description="Match regardless of letter case (default true).")]
-SearchLimit = Annotated[int, Field(description="Most hits to return (1-50).", ge=1, le=50)]
+SearchLimit = Annotated[
+    int,
+    Field(
+        description=f"Most hits to return (1-{mcp_tools.MAX_SEARCH_LIMIT}).",
+        ge=1,
+        le=mcp_tools.MAX_SEARCH_LIMIT,
+    ),
+]
 
 OneId = Annotated[
     str | None, Field(description='One block id, with or without #, e.g. "deploy-flow".')
@@ -117,10 +131,21 @@ FollowRefs = Annotated[
     bool, Field(description="Also return the blocks these ids cite (their refs).")
 ]
 Depth = Annotated[
-    int, Field(description="Ref hops to follow with follow_refs (1-5), e.g. 2.", ge=1, le=5)
+    int,
+    Field(
+        description=f"Ref hops to follow with follow_refs (1-{mcp_tools.MAX_DEPTH}), e.g. 2.",
+        ge=1,
+        le=mcp_tools.MAX_DEPTH,
+    ),
 ]
 GetLimit = Annotated[
-    int, Field(description="Most linked blocks (refs and backlinks) to add (1-200).", ge=1, le=200)
+    int,
+    Field(
+        description="Most linked blocks (refs and backlinks) to add "
+        f"(1-{mcp_tools.MAX_GET_LIMIT}).",
+        ge=1,
+        le=mcp_tools.MAX_GET_LIMIT,
+    ),
 ]
 
 Kind = Annotated[
@@ -218,7 +243,7 @@ def build_server(
         status: StatusFilter = None,
         since: Since = None,
         scope: ReadScope = "all",
-        limit: TocLimit = 50,
+        limit: TocLimit = mcp_text.DEFAULT_TOC_LIMIT,
         offset: Offset = 0,
     ) -> str:
         """List memory blocks, one line each: #id (kind, layer, status, date): desc. Call this
@@ -250,7 +275,7 @@ def build_server(
         with_backlinks: WithBacklinks = False,
         follow_refs: FollowRefs = False,
         depth: Depth = 1,
-        limit: GetLimit = 20,
+        limit: GetLimit = mcp_tools.DEFAULT_GET_LIMIT,
         scope: ReadScope = "all",
     ) -> str:
         """Read memory blocks in full (attributes and body), several in one call, optionally with

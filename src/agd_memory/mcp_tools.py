@@ -28,14 +28,13 @@ from .toc import list_entries
 
 READ_SCOPES = ("all", "project", "global")
 WRITE_SCOPES = ("project", "global")
-STATUSES = ("open", "done", "superseded")
+STATUSES = store.VALID_STATUS
 MAX_TOC_LIMIT = 500
 MAX_SEARCH_LIMIT = 50
 MAX_GET_LIMIT = 200
 MAX_DEPTH = 5
 DEFAULT_GET_LIMIT = 20
 
-_ID_SPLIT = re.compile(r"[\s,]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -56,8 +55,7 @@ class Workspace:
         """The existing memory files of `scope`, project first; MemoryFileError when there are none."""
         _check_choice("scope", scope, READ_SCOPES)
         layers = self.layers().select(scope)
-        files = [self.memory_file(layer) for layer in layers]
-        existing = [f for f in files if f.exists()]
+        existing = [f for f in store.open_files(layers, self.settings) if f.exists()]
         if not existing:
             raise MemoryFileError(_no_memory_message(scope, layers))
         return existing
@@ -92,11 +90,6 @@ def _read_kind(kind: str | None) -> str | None:
     return kind if kind.startswith("x-") else f"x-{kind}"
 
 
-def _memory_only(entries: Sequence[store.Entry]) -> list[store.Entry]:
-    # Headings, meta and paragraphs carry ids too; they are scaffolding, not memory.
-    return [e for e in entries if e.is_memory]
-
-
 # ---------------------------------------------------------------- toc
 
 
@@ -122,7 +115,7 @@ def toc(
     _check_range("limit", limit, 1, MAX_TOC_LIMIT)
     _check_range("offset", offset, 0, 10**9)
     files = ws.read_files(scope)
-    entries = _memory_only(list_entries(files, kind=kind, status=status, since=since))
+    entries = list_entries(files, kind=kind, status=status, since=since)  # memory entries only
     filters = {k: v for k, v in (("kind", kind), ("status", status), ("since", since)) if v}
     return mcp_text.toc(entries, scope=scope, offset=offset, limit=limit, filters=filters)
 
@@ -165,15 +158,7 @@ def search(
 
 def requested_ids(id: str | None, ids: Sequence[str] | None) -> list[str]:
     """Every id asked for, in order, without `#` and duplicates; `id` may hold several ids."""
-    raw: list[str] = []
-    for item in [id or "", *(ids or [])]:
-        raw += _ID_SPLIT.split(item)
-    out: list[str] = []
-    for item in raw:
-        item = item.strip().lstrip("#")
-        if item and item not in out:
-            out.append(item)
-    return out
+    return list(store.parse_id_list(" ".join([id or "", *(ids or [])])))
 
 
 def get(
