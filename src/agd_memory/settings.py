@@ -279,10 +279,10 @@ def read_json_object(path: Path, who: str) -> dict[str, object] | None:
 
 def write_config(path: Path, data: Mapping[str, object]) -> None:
     """Replace the config file atomically (2-space indent, sorted keys, final newline)."""
+    from agd.atomic import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(dict(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(dict(data), indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover - manual inspection

@@ -16,7 +16,7 @@ from .args import emit_json, verb_parser
 
 def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
     """`--file F` (repeatable; the first is the project layer) or the resolved layers."""
-    from ..store import MemoryFile
+    from ..store import MemoryFile, open_files
 
     if file_args:
         out = []
@@ -28,11 +28,7 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
         return out
     from .. import paths
 
-    layers = paths.resolve(settings, cwd=settings.project_cwd or os.getcwd())
-    return [
-        MemoryFile(layer.path, layer=layer.name, settings=settings)
-        for layer in layers.select("all")
-    ]
+    return open_files(paths.resolve(settings).select("all"), settings)
 
 
 # ---------------------------------------------------------------- recall

@@ -20,6 +20,7 @@ import marshal
 import os
 import struct
 import sys
+import zlib
 from pathlib import Path
 
 from agd.model import Document
@@ -74,20 +75,16 @@ def memo_put(loaded: Loaded) -> None:
     _memo[loaded.key[0]] = loaded
 
 
-def forget(path: Path) -> None:
-    _memo.pop(os.path.realpath(path), None)
-
-
 def clear() -> None:
     """Drop the in-process memo (tests, benchmarks)."""
     _memo.clear()
 
 
 def cache_path(cache_dir: Path, key: Key) -> Path:
-    import hashlib  # here: a hook whose reads hit the recall cache never needs it (~3 ms)
-
-    digest = hashlib.sha1(key[0].encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return cache_dir / f"{digest}.entries"
+    """One file per memory file. A checksum is enough for the name (`hashlib` would cost
+    every SessionStart ~4 ms to import): the full key is stored inside and compared."""
+    raw = key[0].encode("utf-8", "surrogatepass")
+    return cache_dir / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.entries"
 
 
 def _header(key: Key) -> tuple:

@@ -270,15 +270,12 @@ class MemoryFile:
             if sup:
                 attrs["supersedes"] = id_attr(sup)
 
-            cited = [m.group(1) for m in CITATION.finditer(body)]
-            if given_refs is not None:
-                ref_source: list[str] = list(given_refs)
-                ignored_src = given_refs
-            else:
+            if given_refs is not None:  # given ids that are not here are reported
+                kept_refs, ignored_refs = keep(dict.fromkeys(given_refs))
+            else:  # the body's #id citations lifted into refs, plus the refs it had
+                cited = [m.group(1) for m in CITATION.finditer(body)]
                 ref_source = cited + list(parse_id_list(old_attrs.get("refs")))
-                ignored_src = []
-            kept_refs, _ = keep(dict.fromkeys(ref_source))
-            ignored_refs = [i for i in ignored_src if i not in known and i != block_id]
+                kept_refs, ignored_refs = keep(dict.fromkeys(ref_source))[0], []
             if kept_refs:
                 attrs["refs"] = id_attr(kept_refs)
 

@@ -32,9 +32,6 @@ SCAFFOLD = (
 )
 """The file a first save creates (§2.3), byte for byte the earlier plugin's."""
 
-SCAFFOLD_IDS = frozenset(("meta", "root", "h-user", "h-feedback", "h-project", "h-reference"))
-
-
 def today(settings: Settings) -> str:
     """`AGD_MEMORY_TODAY` when set, else the local date, as `YYYY-MM-DD`."""
     if settings.today:
