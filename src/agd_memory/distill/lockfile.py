@@ -20,12 +20,12 @@ import json
 import os
 import secrets as _random
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..lock import exclusive
 from ..settings import Settings
-from .state import distill_dir
+from .state import distill_dir, write_atomic
 
 
 def lock_key(memory_file: str | Path) -> str:
@@ -112,9 +112,7 @@ def refresh(lock: Acquired) -> bool:
         if owner is None or owner.token != lock.owner.token:
             return False
         lock.owner = Owner(owner.pid, time.time(), owner.token, owner.memory_file)
-        tmp = lock.path.with_name(f"{lock.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(asdict(lock.owner)), encoding="utf-8")
-        os.replace(tmp, lock.path)
+        write_atomic(lock.path, json.dumps(asdict(lock.owner)))
         return True
 
 
@@ -180,32 +178,6 @@ def _mtime(path: Path) -> float:
         return time.time()
 
 
-@contextlib.contextmanager
-def _guard(path: Path) -> Iterator[None]:
-    guard = path.with_name(path.name + ".guard")
-    fd = os.open(guard, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if os.name == "nt":  # pragma: no cover
-            import msvcrt
-
-            while True:
-                try:
-                    msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            try:
-                yield
-            finally:
-                os.lseek(fd, 0, 0)
-                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+def _guard(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Serialises the read-check-write steps on a lock file between processes."""
+    return exclusive(path.with_name(path.name + ".guard"), timeout=None)

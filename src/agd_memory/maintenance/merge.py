@@ -34,7 +34,7 @@ from agd.model import Block
 
 from ..errors import MemoryFileError, UserError
 from ..store.citations import id_attr
-from ..store.rules import section_title
+from ..store.rules import section_id, section_title
 from . import headers, lifecycle
 from .source import SourceFile, ids_of, is_entry, split_refs
 from .writing import Rewrite, rewrite
@@ -168,11 +168,6 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
     plan.text = dest.render(lines)
     _verify(plan, dest, expected)
     return plan
-
-
-def section_id(kind: str) -> str:  # the store's rule, see store.memoryfile
-    """`x-project` -> `h-project`: the scaffold's heading for a kind (reference §2.3)."""
-    return "h-" + kind.removeprefix("x-")
 
 
 def _content_end(lines: list[str]) -> int:

@@ -510,7 +510,7 @@ def _require_memory_block(block: Block, path: Path, verb: str) -> None:
 def _insert_in_section(doc: Document, kind: str, block: Block) -> None:
     """Right after the `h-<kind>` heading (newest first, as the earlier plugin did); a kind
     without a section gets a new `@h2` at the end of the file."""
-    section = f"h-{kind[2:]}"
+    section = rules.section_id(kind)
     pos = doc.index().get(section)
     if pos is None:
         heading = Block("h2", INLINE, [Inline("text", rules.section_title(kind))], {}, section)

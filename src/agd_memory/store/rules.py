@@ -200,6 +200,11 @@ def check_secrets(content: str, desc: str | None, where: str) -> None:
     )
 
 
+def section_id(kind: str) -> str:
+    """`x-project` -> `h-project`: the scaffold's heading for a kind (reference §2.3)."""
+    return "h-" + kind.removeprefix("x-")
+
+
 def section_title(kind: str) -> str:
     """`x-project` -> `Project`, `x-api-notes` -> `Api notes`: a new section's heading."""
     name = kind[2:].replace("-", " ").replace("_", " ").strip() or kind
