@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from recall_helpers import block, write_memory
 
 from agd_memory.recall import engine, recall
@@ -16,6 +17,11 @@ def fresh_process() -> None:
     """Forget everything kept in process, as a new hook process would."""
     engine._PARTS.clear()
     engine._ANALYZERS.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    fresh_process()  # each test starts as a new process would, whatever ran before it
 
 
 def cache_files(settings) -> list[Path]:
@@ -32,7 +38,7 @@ def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings
         layer="project",
     )
     first = recall(PROMPT, [mf], s)
-    assert len(cache_files(s)) == 1
+    assert len(cache_files(s)) == 2  # the file's analysis, and the synonym map
     fresh_process()
     second = recall(PROMPT, [mf], s)
     assert (
@@ -47,6 +53,17 @@ def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings
         e1.body,
         e1.layer,
     )
+
+
+def test_a_cached_file_read_as_another_layer_reports_that_layer(tmp_path, make_settings) -> None:
+    # the same file is one project's memory and, elsewhere, the global layer
+    s = make_settings()
+    path = write_memory(tmp_path / "m.agd", [block("deploy-vps", "deploy on the vps", "Run it.")])
+    recall(PROMPT, [MemoryFile(path, layer="project")], s)
+    for _ in range(2):  # built, then read back from the disk cache
+        fresh_process()
+        (chosen,) = recall(PROMPT, [MemoryFile(path, layer="global")], s).chosen
+        assert chosen.layer == chosen.entry.layer == "global"
 
 
 def test_cache_is_not_reused_after_the_file_changes(tmp_path, make_settings) -> None:

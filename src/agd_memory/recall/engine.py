@@ -218,7 +218,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
     path = getattr(mf, "path", None)
     key = None
     if path is not None:
-        sig = (analyzer.signature, skip_superseded)
+        sig = (analyzer.signature, skip_superseded, getattr(mf, "layer", ""))  # entries keep it
         key = file_key(Path(path), sig)
     if key is not None:
         part = _PARTS.get(key)
