@@ -61,8 +61,21 @@ class Held(Exception):
         super().__init__(f"another distiller ({who}, {age:.0f}s old) holds the lock, skipping")
 
 
+def locks_dir(settings: Settings) -> Path:
+    return distill_dir(settings) / "locks"
+
+
 def lock_path(settings: Settings, memory_file: str | Path) -> Path:
-    return distill_dir(settings) / "locks" / f"{lock_key(memory_file)}.lock"
+    return locks_dir(settings) / f"{lock_key(memory_file)}.lock"
+
+
+def examine(path: Path, now: float) -> tuple[Owner | None, float, bool]:
+    """The lock file's owner (None when unreadable), its age at `now` (from the owner's
+    start, else the file's mtime) and whether the owner is alive. A lock is stale when
+    its owner is dead or it is older than `distill_lock_stale_s`."""
+    owner = read_owner(path)
+    age = now - (owner.started if owner else _mtime(path))
+    return owner, age, owner is not None and pid_alive(owner.pid)
 
 
 def acquire(
@@ -76,9 +89,7 @@ def acquire(
     with _guard(path):
         broke = None
         if path.exists():
-            owner = read_owner(path)
-            age = me.started - (owner.started if owner else _mtime(path))
-            alive = owner is not None and pid_alive(owner.pid)
+            owner, age, alive = examine(path, me.started)
             if alive and age <= stale_s:
                 raise Held(owner, age)
             why = "dead owner" if not alive else f"{age:.0f}s old"

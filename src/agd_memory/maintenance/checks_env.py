@@ -77,12 +77,9 @@ def distiller_locks(settings: Settings, *, now: float | None = None) -> list[Fin
     now = time.time() if now is None else now
     stale_s = settings.distill_lock_stale_s
     out: list[Finding] = []
-    current = settings.data_dir / "distill" / "locks"
+    current = lockfile.locks_dir(settings)
     for path in sorted(current.glob("*.lock")) if current.is_dir() else []:
-        owner = lockfile.read_owner(path)
-        started = owner.started if owner else _mtime(path, now)
-        age = now - started
-        alive = owner is not None and lockfile.pid_alive(owner.pid)
+        owner, age, alive = lockfile.examine(path, now)
         who = f"pid {owner.pid}" if owner else "unreadable owner"
         memory = f" for {owner.memory_file}" if owner and owner.memory_file else ""
         if alive and age <= stale_s:
