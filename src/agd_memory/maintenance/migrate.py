@@ -25,8 +25,7 @@ from pathlib import Path
 from agd.model import FENCED, Document
 
 from ..errors import UserError
-from ..store.citations import id_attr
-from ..store.entry import CITATION
+from ..store.citations import body_citations, id_attr
 from . import headers, lifecycle, targets
 from .progress import Progress
 from .source import SourceFile, ids_of, is_entry, split_refs, verify
@@ -54,19 +53,6 @@ class FileReport:
     backup: Path | None = None
 
 
-def cited_ids(body: str) -> list[str]:
-    """`#id` citations in prose, first-seen order, without duplicates.
-
-    The store's own rule (`store.entry.CITATION`), so a migrated block gets the
-    edges a save of the same body would give it.
-    """
-    seen: list[str] = []
-    for m in CITATION.finditer(body):
-        if m.group(1) not in seen:
-            seen.append(m.group(1))
-    return seen
-
-
 def plan_refs(document: Document) -> list[BlockChange]:
     known = ids_of(document)
     changes: list[BlockChange] = []
@@ -79,7 +65,7 @@ def plan_refs(document: Document) -> list[BlockChange]:
         existing = split_refs(raw)
         added = [
             i
-            for i in cited_ids(str(block.value))
+            for i in body_citations(str(block.value))
             if i in known and i != block.id and i not in existing
         ]
         respaced = raw is not None and len(raw.split()) > 1

@@ -18,6 +18,12 @@ def id_attr(ids: Iterable[str]) -> str:
     return ",".join(f"#{i}" for i in ids)
 
 
+def body_citations(body: str) -> list[str]:
+    """The `#id` citations of a body, first-seen order, without duplicates: what a save
+    lifts into `refs` (and `agd-memory migrate refs` does for old files)."""
+    return list(dict.fromkeys(m.group(1) for m in CITATION.finditer(body)))
+
+
 def cites(block: Block, target: str) -> bool:
     """True when `block` names `target` in refs, supersedes or its text."""
     if target in parse_id_list(block.attrs.get("refs")):

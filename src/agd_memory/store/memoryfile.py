@@ -24,8 +24,8 @@ from .. import lock
 from ..errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from ..settings import Settings
 from . import cache, rules
-from .citations import cites, id_attr, rewrite_refs
-from .entry import CITATION, Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
+from .citations import body_citations, cites, id_attr, rewrite_refs
+from .entry import Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
 
 T = TypeVar("T")
 MANAGED_ATTRS = ("desc", "keys", "created", "updated", "status", "supersedes", "refs")
@@ -273,8 +273,7 @@ class MemoryFile:
             if given_refs is not None:  # given ids that are not here are reported
                 kept_refs, ignored_refs = keep(dict.fromkeys(given_refs))
             else:  # the body's #id citations lifted into refs, plus the refs it had
-                cited = [m.group(1) for m in CITATION.finditer(body)]
-                ref_source = cited + list(parse_id_list(old_attrs.get("refs")))
+                ref_source = body_citations(body) + list(parse_id_list(old_attrs.get("refs")))
                 kept_refs, ignored_refs = keep(dict.fromkeys(ref_source))[0], []
             if kept_refs:
                 attrs["refs"] = id_attr(kept_refs)

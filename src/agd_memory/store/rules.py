@@ -32,6 +32,7 @@ SCAFFOLD = (
 )
 """The file a first save creates (§2.3), byte for byte the earlier plugin's."""
 
+
 def today(settings: Settings) -> str:
     """`AGD_MEMORY_TODAY` when set, else the local date, as `YYYY-MM-DD`."""
     if settings.today:
