@@ -1,4 +1,4 @@
-"""What the prompt asks for, beyond its words: a where-question, a request for a poem."""
+"""What the prompt asks for, beyond its words: a where-question, a poem, private life."""
 
 from __future__ import annotations
 
@@ -56,3 +56,11 @@ def test_a_request_for_a_poem_about_a_stored_topic_gets_nothing(make_settings) -
     r = recall("write a haiku about push notifications", [ListFile(BLOCKS)], settings)
     assert r.skipped == "creative_request" and not r.chosen
     assert ids("how do we send push notifications?", settings) == ["push-setup"]
+
+
+def test_a_question_about_the_users_family_gets_nothing(make_settings) -> None:
+    settings = make_settings()
+    prompt = "my son gets push notifications from FCM at night"
+    r = recall(prompt, [ListFile(BLOCKS)], settings)
+    assert r.skipped == "personal_life" and not r.chosen
+    assert ids(prompt, settings, DEFAULT - {"personal"}) == ["push-setup"]

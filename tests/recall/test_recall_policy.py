@@ -223,6 +223,37 @@ def test_creative_requests_get_no_memory_in_every_builtin_language() -> None:
         assert skip(prompt) is None  # the reference has no such gate
 
 
+def test_questions_about_private_life_get_no_memory_in_every_builtin_language() -> None:
+    for prompt in (
+        "my dentist keeps double booking me, should I switch clinics?",
+        "my kid's school app keeps sending notifications, how do I mute it?",
+        "mio cugino ha la partita IVA forfettaria, deve fare la fattura elettronica?",
+        "la mia vecchia nonna non riesce a leggere le email",
+        "mi abuelo tiene olivos en Jaén, ¿cuándo empieza la recogida?",
+        "mon fils veut apprendre Python, par où commencer ?",
+        "mein kleiner Bruder fragt, wie Rechnungen funktionieren",
+        "o meu filho quer aprender a programar",
+        "my personal Google Calendar shows every event twice",
+    ):
+        assert skip(prompt, personal=True) == policy.PERSONAL, prompt
+        assert skip(prompt) is None  # the reference has no such gate
+
+
+def test_personal_gate_leaves_project_work_alone() -> None:
+    for prompt in (
+        "can I run the migration from my laptop?",  # devices are where the work runs
+        "the push never arrives on my iPhone",
+        "rebase my branch and force push it",
+        "il mio primo deploy è fallito, cosa controllo?",  # primo: first, not cousin
+        "ma il medico non vede l'appuntamento nel calendario",  # ma: but
+        "add a family field to the patient form",
+        "the doctor's calendar shows the slot twice",
+        "¿en mi país la factura electrónica es obligatoria?",
+        "meu pessoal não consegue fazer login",  # pessoal: my team
+    ):
+        assert skip(prompt, personal=True) is None, prompt
+
+
 def test_creative_gate_leaves_project_work_alone() -> None:
     for prompt in (
         "write the release notes for the push song feature",

@@ -293,6 +293,7 @@ def gates_of(settings: Any, features: frozenset[str] = frozenset()) -> policy.Ga
         min_words=int(settings.recall_min_words),
         code_syntax="code-syntax" in features,
         creative="creative" in features,
+        personal="personal" in features,
     )
 
 

@@ -39,6 +39,7 @@ FEATURES: dict[str, str] = {
     "key-cognates": "a word of a key is also met by its cognate in the prompt (ridimensionare foto ~ ridimensioniamo le foto)",
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
+    "personal": "a prompt about the user's family, friends, pets or doctor gets no memory, whatever its words",
     "where-reference": "a where-question ranks reference entries (links, manuals, places) higher",
     "dates": "an ISO date in a block also reads as its month's name (2026-02-18 -> february, febbraio)",
     "exact-budget": "the budget is measured on the text actually injected",

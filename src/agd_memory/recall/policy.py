@@ -20,6 +20,7 @@ EMPTY = "prompt_empty"
 TOO_LONG = "prompt_too_long"
 CODE_PASTE = "code_paste_detected"
 CREATIVE = "creative_request"
+PERSONAL = "personal_life"
 BELOW_MIN_WORDS = "prompt_below_min_words"
 NO_MEMORY = "memory_file_missing"
 NO_BLOCKS = "no_blocks_loaded"
@@ -45,6 +46,8 @@ class Gates(NamedTuple):
     """code-syntax: also count lines that read as code, not only indented ones."""
     creative: bool = False
     """creative: a request for a poem, song or joke gets no memory."""
+    personal: bool = False
+    """personal: a prompt about the user's family, friends, pets or doctor gets no memory."""
 
 
 CODE_LINE = re.compile(
@@ -92,6 +95,67 @@ whatever its subject: `write a haiku about push notifications` is not about the 
 push set-up. Stories are left out on purpose (a user story is project work)."""
 
 
+PERSONAL_WORDS: dict[str, tuple[str, str, bool]] = {
+    "en": (
+        "my",
+        "kids?|sons?|daughters?|child|children|wife|husband|girlfriend|boyfriend|mom|mum|"
+        "mother|dad|father|parents|grand(?:ma|pa|mother|father|parents)|cousins?|uncle|aunt|"
+        "brothers?|sisters?|nephew|niece|friends?|neighbou?rs?|family|dog|cat|dentist|"
+        "doctor|hobby|personal",
+        True,
+    ),
+    "it": (
+        "mio|mia|miei|mie",
+        "figli[oae]?|bambin[oaie]|moglie|marito|fidanzat[oa]|mamma|madre|papa|padre|"
+        "genitori|nonn[oaie]|cugin[oaie]|zi[oaie]|fratell[oi]|sorell[ae]|nipot[ei]|"
+        "amic[oa]|amici|amiche|famiglia|cane|gatto|medico|dentista",
+        True,
+    ),
+    "es": (
+        "mi|mis",
+        "hij[oa]s?|nin[oa]s?|espos[oa]|marido|novi[oa]|mama|madre|papa|padre|padres|"
+        "abuel[oa]s?|prim[oa]s?|ti[oa]s?|herman[oa]s?|sobrin[oa]s?|amig[oa]s?|vecin[oa]s?|"
+        "familia|perro|gato|medico|dentista",
+        False,
+    ),
+    "fr": (
+        "mon|ma|mes",
+        "enfants?|fils|fille|femme|mari|mere|pere|parents|grand-(?:pere|mere)|cousine?|"
+        "oncle|tante|frere|soeur|amie?s?|voisine?s?|copain|copine|famille|chien|chat|"
+        "dentiste|medecin",
+        False,
+    ),
+    "de": (
+        "mein|meine|meinen|meinem|meiner|meines",
+        "kind|kinder|sohn|tochter|frau|mann|mutter|vater|eltern|opa|oma|cousine?|onkel|"
+        "tante|bruder|schwester|freund(?:in|e)?|nachbarn?|familie|hund|katze|zahnarzt|arzt",
+        True,
+    ),
+    "pt": (
+        "meu|minha|meus|minhas",
+        "filh[oa]s?|crianca|espos[oa]|marido|mulher|mae|pai|avo|avos|prim[oa]s?|ti[oa]s?|"
+        "irmaos?|irmas?|namorad[oa]|amig[oa]s?|vizinh[oa]s?|familia|cachorro|cao|gato|"
+        "medico|dentista",
+        True,
+    ),
+}
+"""personal: per language, the first-person possessives, the nouns of private life (family,
+friends, pets, the family doctor; `personal` in English) and whether one word may stand
+between them (`my little sister`, `la mia vecchia nonna`). Spanish and French possessives
+take the noun directly: `mi`, `ma` and `mes` are also Italian and Spanish words."""
+_ONE_WORD = r"(?:[\w-]+\s+)?"
+PERSONAL_LIFE = re.compile(
+    "|".join(
+        rf"\b(?:{own})\s+{_ONE_WORD if gap else ''}(?:{nouns})(?:'s)?\b"
+        for own, nouns, gap in PERSONAL_WORDS.values()
+    )
+)
+"""personal: a prompt about the user's private life (matched on the folded prompt): `my
+dentist keeps double booking me`, `mio cugino ha la partita IVA`, `mi abuelo tiene olivos`.
+Memory is about the project; such a question is not, even when it shares the project's
+words. Devices (`my laptop`, `my phone`) are left out on purpose: project work runs on them."""
+
+
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
 """where-reference: the prompt asks where something is (en, it, es, fr, de, pt).
 A reference entry says where to look: a link, a folder, a manual."""
@@ -121,6 +185,8 @@ def should_skip(
         return CODE_PASTE
     if gates.creative and CREATIVE_REQUEST.search(fold(prompt[:200])):
         return CREATIVE
+    if gates.personal and PERSONAL_LIFE.search(fold(prompt[:300])):
+        return PERSONAL
     if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
         return BELOW_MIN_WORDS
     return None
