@@ -2,10 +2,11 @@
 
     python3 benchmarks/recall.py [--cases PATH] [--holdout PATH] [--blocks 10000] [--runs 15]
 
-1. The eval on the dev set and on the held-out check (tests/eval/holdout-cases.json):
-   reference algorithm vs the default recall, then the default on the same memories
-   with search keys (tests/data/recall-dev-keyed: keys written by a model that never
-   saw the cases).
+1. The eval on the dev set, the held-out check (tests/eval/holdout-cases.json) and the
+   fresh blind set (tests/eval/fresh/, new memories): reference algorithm vs the default
+   recall, then the default on the same memories with search keys (tests/data/
+   recall-dev-keyed, tests/eval/fresh-keyed: keys written by a model that never saw the
+   cases).
 2. Ranked search recall@5 on the positives of both, side by side with a plain BM25
    (one field, id + desc + keys + body, the reference tokenizer, no stopwords, k1=1.2,
    b=0.75) over the same blocks, without and with keys.
@@ -41,9 +42,11 @@ from agd_memory.store import MemoryFile  # noqa: E402
 DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"
 HOLDOUT_CASES = ROOT / "tests" / "eval" / "holdout-cases.json"
 KEYED = ROOT / "tests" / "data" / "recall-dev-keyed"
+FRESH_CASES = ROOT / "tests" / "eval" / "fresh" / "cases.json"
+FRESH_KEYED = ROOT / "tests" / "eval" / "fresh-keyed"
 
 
-def quality(cases: Path, label: str) -> None:
+def quality(cases: Path, label: str, keyed: Path) -> None:
     print(
         f"## eval on {label} (hit@1, recall@3 over positives; false injections over negative runs)"
     )
@@ -56,7 +59,7 @@ def quality(cases: Path, label: str) -> None:
             ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_FUZZY_ANCHOR_MIN=1"],
         ),
         ("default", DEFAULT, [], None),
-        ("default, memories with keys", DEFAULT, [], KEYED),
+        ("default, memories with keys", DEFAULT, [], keyed),
     ]
     for name, feats, sets, *override in rows:
         over = override[0] if override else None
@@ -275,10 +278,14 @@ def main() -> int:
     p.add_argument("--skip-latency", action="store_true")
     args = p.parse_args()
     if args.cases.is_file():
-        for path, label in ((args.cases, "dev set"), (args.holdout, "held-out check")):
-            quality(path, label)
+        for path, label, keyed in (
+            (args.cases, "dev set", KEYED),
+            (args.holdout, "held-out check", KEYED),
+            (FRESH_CASES, "fresh blind set", FRESH_KEYED),
+        ):
+            quality(path, label, keyed)
             search_quality(path, label)
-            search_quality(path, label, KEYED)
+            search_quality(path, label, keyed)
             print()
     else:
         print(f"dev set not found at {args.cases}; skipping the quality sections")

@@ -61,7 +61,7 @@ def test_a_keyed_block_must_explain_more_of_the_prompt(memory_file, make_setting
     # two key words hit (an unkeyed block would be injected at this share), but most of
     # the prompt is about something the memory does not know
     mf = memory_file([ROUNDING, DEPLOY])
-    prompt = "the tax total in a sonnet for my grandmother birthday tomorrow"
+    prompt = "the tax total in a sonnet for the retirement party at the seaside tomorrow"
     assert recall(prompt, [mf], make_settings()).chosen == []
     assert recall("the tax total in a sonnet", [mf], make_settings()).chosen
 
@@ -70,6 +70,14 @@ def test_ranked_search_matches_keys(memory_file, make_settings) -> None:
     mf = memory_file([ROUNDING, DEPLOY])
     hits = search.search("cent off", [mf], make_settings())
     assert [h.entry.id for h in hits][:1] == ["bug-iva"]
+
+
+def test_ranked_search_counts_each_key_word(memory_file, make_settings) -> None:
+    # a search query is terse: "rounding" alone finds the block keyed "vat rounding",
+    # which recall (whole keys only) does not credit
+    mf = memory_file([ROUNDING, DEPLOY])
+    assert [h.entry.id for h in search.search("rounding", [mf], make_settings())] == ["bug-iva"]
+    assert recall("rounding errors in the yearly report", [mf], make_settings()).chosen == []
 
 
 PHOTOS = (

@@ -59,16 +59,22 @@ class Prompt(NamedTuple):
     """Cognate key -> the prompt words that have it (empty when cognates are off)."""
     keys: dict[str, str | None] = {}
     """Prompt word -> its cognate key (empty when `cognates` is)."""
+    key_words: bool = False
+    """Each word of a block's keys counts by itself (ranked search); recall counts a key
+    only when all its words are in the prompt."""
 
     @classmethod
-    def build(cls, words: Iterable[str], analyzer: Analyzer, *, fuzzy: bool) -> Prompt:
+    def build(
+        cls, words: Iterable[str], analyzer: Analyzer, *, fuzzy: bool, key_words: bool = False
+    ) -> Prompt:
         wordset = frozenset(words)
         keyed: dict[str, set[str]] = {}
         keys = {w: analyzer.key(w) for w in wordset} if fuzzy else {}
         for w, k in keys.items():
             if k is not None:
                 keyed.setdefault(k, set()).add(w)
-        return cls(wordset, {k: frozenset(v) for k, v in keyed.items()}, keys if keyed else {})
+        cognate_map = {k: frozenset(v) for k, v in keyed.items()}
+        return cls(wordset, cognate_map, keys if keyed else {}, key_words)
 
 
 class Match(NamedTuple):
@@ -227,7 +233,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
         if word in doc.desc_set:
             tf += BM25_DESC / desc_norm
             anchor_exact.add(word)
-        if word in in_keys:
+        if word in in_keys or (prompt.key_words and word in doc.keys_set):
             tf += BM25_KEYS
         body_tf = doc.body.get(word, 0)
         if body_tf:

@@ -70,7 +70,9 @@ def search(
     if index is None:
         return []
     words = _query_words(query, analyzer, settings, feats)
-    prompt = Prompt.build(words, analyzer, fuzzy=not settings.recall_no_fuzzy)
+    # a search query is terse ("deploy steps"): every word of a key counts, as in a BM25
+    # over the keys; recall's whole-key rule guards prompts that nobody wrote for search
+    prompt = Prompt.build(words, analyzer, fuzzy=not settings.recall_no_fuzzy, key_words=True)
     raw_words = [w for w in re.findall(r"\w+", query) if len(w) >= 2]
     scored = []
     matches = score_all_bm25(index, prompt)
