@@ -30,9 +30,9 @@ def test_holdout_cases_cover_both_languages_and_negatives() -> None:
 def test_holdout_does_not_regress() -> None:
     s = evaluate.run(CASES, eval_settings([]), features=DEFAULT).summary()
     pos, neg = s["positives"], s["negatives"]
-    # measured 35/43, 37/43, 0/48, 166 tokens (benchmarks/README.md, step table)
-    assert pos["hit1"] >= 35
-    assert pos["recall3"] >= 37
+    # measured 36/43, 38/43, 0/48 (benchmarks/README.md, "Sixth round")
+    assert pos["hit1"] >= 36
+    assert pos["recall3"] >= 38
     assert neg["false_injections"] == 0
     assert pos["tokens_median"] <= 400
 

@@ -92,7 +92,7 @@ def test_a_key_word_is_met_by_an_inflected_prompt_word(memory_file, make_setting
     mf, settings = memory_file([PHOTOS, DEPLOY]), make_settings()
     prompt = "a che risoluzione ridimensioniamo le foto prima di caricarle?"
     assert [s.entry.id for s in recall(prompt, [mf], settings).chosen] == ["photo-size"]
-    plain = recall(prompt, [mf], settings, features=DEFAULT - {"key-cognates"})
+    plain = recall(prompt, [mf], settings, features=DEFAULT - {"key-cognates", "concept-keys"})
     assert plain.chosen == []
     # still whole keys only: a cognate of one word of a phrase is not enough
     assert recall("ridimensioniamo la finestra del terminale", [mf], settings).chosen == []

@@ -60,3 +60,30 @@ def test_an_iso_date_reads_as_its_month_in_every_language() -> None:
     assert analyzer.tokens("v2026-02 KES-2026 0422-1234") == Analyzer(DEFAULT - {"dates"}).tokens(
         "v2026-02 KES-2026 0422-1234"
     )
+
+
+def test_an_inflection_the_lists_lack_finds_its_concept_by_cognate_key() -> None:
+    an = Analyzer(DEFAULT)
+    deploy = an.normalize("despliegue")
+    assert an.normalize("despliego") != deploy  # the word lists have no first person
+    assert an.concept_by_key(an.normalize("despliego")) == deploy
+    # a cognate key alone is not enough: special shares only "speci" with specifica
+    assert an.concept_by_key(an.normalize("special")) is None
+    assert an.concept_by_key("xyzzyplugh") is None
+
+
+def test_concept_keys_reach_a_block_only_for_words_the_memory_lacks(memory_file, make_settings) -> None:
+    from agd_memory.recall import recall
+
+    mf = memory_file(
+        [
+            '@x-project desc="despliegue con GitHub Actions y rsync a la VM" [#despliegue-ci]\n'
+            "~~~\nEl workflow deploy.yml copia los DAG a la VM con rsync.\n~~~\n",
+            '@x-project desc="cuota de molturación por kilo" [#cuota]\n'
+            "~~~\nLa cuota se descuenta de la liquidación de cada socio.\n~~~\n",
+        ]
+    )
+    prompt = "cómo despliego el workflow en la máquina virtual"
+    assert [c.entry.id for c in recall(prompt, [mf], make_settings()).chosen] == ["despliegue-ci"]
+    off = recall(prompt, [mf], make_settings(), features=DEFAULT - {"concept-keys"})
+    assert off.chosen == []  # "despliego" alone is a word no block has

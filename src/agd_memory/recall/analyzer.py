@@ -26,6 +26,10 @@ MONTHS = (
 which the concept groups carry into the other languages (`febbraio`, `Februar`)."""
 
 
+CONCEPT_PREFIX = 6
+"""concept-keys: letters a word must share with a concept's word, beyond the cognate key."""
+
+
 class Analyzer:
     """Turns text into the tokens and cognate keys one feature set uses, on both sides.
 
@@ -35,7 +39,7 @@ class Analyzer:
 
     __slots__ = (
         "features", "tokenizer", "stemming", "dates", "key", "synonyms", "stem", "_norm", "_keys",
-        "signature",
+        "signature", "_concept_keys",
     )  # fmt: skip
 
     def __init__(
@@ -44,6 +48,7 @@ class Analyzer:
         synonyms_file: Path | None = None,
         *,
         synonyms_map: dict[str, str] | None = None,
+        concept_keys: dict[str, list[tuple[str, str]]] | None = None,
     ) -> None:
         self.features = features
         self.signature: tuple = ()
@@ -60,6 +65,7 @@ class Analyzer:
         self.synonyms: dict[str, str] = {}
         self._norm: dict[str, str] = {}
         self._keys: dict[str, str | None] = {}
+        self._concept_keys = concept_keys
         if synonyms_map is not None:  # built earlier (the engine caches it on disk)
             self.synonyms = synonyms_map
             return
@@ -91,6 +97,28 @@ class Analyzer:
                 self._norm.clear()
             self._norm[word] = done
         return done
+
+    def concept_keys(self) -> dict[str, list[tuple[str, str]]]:
+        """concept-keys: cognate key -> the (word, concept) pairs of the word lists."""
+        if self._concept_keys is None:
+            owners: dict[str, list[tuple[str, str]]] = {}
+            for word, concept in self.synonyms.items():
+                k = self.key(word) if not word.startswith("~") else None
+                if k is not None:
+                    owners.setdefault(k, []).append((word, concept))
+            self._concept_keys = owners
+        return self._concept_keys
+
+    def concept_by_key(self, token: str) -> str | None:
+        """concept-keys: the concept of the words sharing `token`'s cognate key and its
+        first CONCEPT_PREFIX letters, when they all belong to one (`despliego` -> deploy
+        through `despliegue`; `special` shares only `speci` with `specifica`)."""
+        k = self.key(token) if len(token) >= CONCEPT_PREFIX else None
+        if k is None:
+            return None
+        head = token[:CONCEPT_PREFIX]
+        found = {c for w, c in self.concept_keys().get(k, ()) if w[:CONCEPT_PREFIX] == head}
+        return found.pop() if len(found) == 1 else None
 
     def key_of(self, token: str) -> str | None:
         """The cognate key of an index token (memoised: tokens repeat across blocks)."""

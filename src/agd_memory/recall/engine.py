@@ -190,11 +190,11 @@ def _load_analyzer(
     if "concepts" not in features and path is None:
         return Analyzer(features)
     key = ("synonyms", code_stamp(), sig)
-    mapping = read_cached(cache_dir, key)
-    if isinstance(mapping, dict):
-        return Analyzer(features, path, synonyms_map=mapping)
+    cached = read_cached(cache_dir, key)
+    if isinstance(cached, tuple) and len(cached) == 2:
+        return Analyzer(features, path, synonyms_map=cached[0], concept_keys=cached[1])
     analyzer = Analyzer(features, path)
-    write_cached(cache_dir, key, analyzer.synonyms)
+    write_cached(cache_dir, key, (analyzer.synonyms, analyzer.concept_keys()))
     return analyzer
 
 
@@ -331,6 +331,8 @@ def recall(
     if index is None:
         return RecallResult(skipped=policy.NO_BLOCKS, words=words)
     fuzzy = not settings.recall_no_fuzzy
+    if "concept-keys" in feats and fuzzy:
+        words = unknown_to_concepts(words, index, analyzer)
     built = Prompt.build(words, analyzer, fuzzy=fuzzy)
     matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
     if "cooc" in feats and "bm25" in feats:
@@ -383,6 +385,17 @@ def recall(
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
     return _within_budget(ranked, settings, feats, words)
+
+
+def unknown_to_concepts(words: list[str], index: Index, analyzer: Analyzer) -> list[str]:
+    """concept-keys: a prompt word no block has, and no concept claims, takes the concept
+    whose words share its cognate key (an inflection the word lists lack)."""
+    out = []
+    for w in words:
+        if not w.startswith("~") and index.df_of(w) == 0:
+            w = analyzer.concept_by_key(w) or w
+        out.append(w)
+    return out
 
 
 COOC_MAX_DF = 30

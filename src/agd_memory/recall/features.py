@@ -28,6 +28,7 @@ FEATURES: dict[str, str] = {
     "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",
     "everyday": "a second built-in word list: everyday developer and business words in six languages",
+    "concept-keys": "a prompt word no block has takes the concept whose words share its cognate key (despliego -> deploy)",
     "stem": "a light suffix-stripping stemmer on both sides",
     "stem-multi": "the stemmer strips the endings of six languages (nominalisations, participles, plurals)",
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",

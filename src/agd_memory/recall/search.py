@@ -70,6 +70,8 @@ def search(
     if index is None:
         return []
     words = _query_words(query, analyzer, settings, feats)
+    if "concept-keys" in feats and not settings.recall_no_fuzzy:
+        words = engine.unknown_to_concepts(words, index, analyzer)
     # a search query is terse ("deploy steps"): every word of a key counts, as in a BM25
     # over the keys; recall's whole-key rule guards prompts that nobody wrote for search
     prompt = Prompt.build(words, analyzer, fuzzy=not settings.recall_no_fuzzy, key_words=True)
