@@ -64,3 +64,35 @@ def test_a_question_about_the_users_family_gets_nothing(make_settings) -> None:
     r = recall(prompt, [ListFile(BLOCKS)], settings)
     assert r.skipped == "personal_life" and not r.chosen
     assert ids(prompt, settings, DEFAULT - {"personal"}) == ["push-setup"]
+
+
+RULES = [
+    entry(
+        "sms-reminders",
+        desc="SMS reminders sent by Twilio the day before an appointment",
+        body="ReminderJob runs hourly and texts patients 24 hours ahead; the sent time is stored.",
+    ),
+    entry(
+        "fb-safe-migrations",
+        kind="x-feedback",
+        desc="migrations: add columns nullable, backfill in a separate job",
+        body="Never add a column with a default and a backfill in one migration on appointments.",
+    ),
+] + [
+    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
+    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+]
+
+
+def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
+    settings = make_settings()
+
+    def first(prompt: str, features=DEFAULT) -> str:
+        r = recall(prompt, [ListFile(RULES)], settings, features=features)
+        return str(r.chosen[0].entry.id) if r.chosen else ""
+
+    task = "add a reminder column to appointments and backfill the existing SMS reminders"
+    assert first(task) == "fb-safe-migrations"
+    assert first(task, DEFAULT - {"task-feedback"}) == "sms-reminders"
+    # a question about the same words is about the fact, not the rule
+    assert first("when are the SMS reminders for appointments sent?") == "sms-reminders"

@@ -254,6 +254,29 @@ def test_personal_gate_leaves_project_work_alone() -> None:
         assert skip(prompt, personal=True) is None, prompt
 
 
+def test_task_requests_are_recognised_in_every_builtin_language() -> None:
+    from agd_memory.recall.text import fold
+
+    for prompt in (
+        "add a reminder_sent_at column to appointments",
+        "Please write the migration for the new table",
+        "can you fix the flaky booking spec?",
+        "aggiungi il campo sconto alla riga della fattura",
+        "añade un test de sistema para la pantalla de reservas",
+        "Ajoute une colonne au modèle",
+        "Füge einen Index hinzu",
+        "crie um endpoint para cancelar",
+    ):
+        assert policy.TASK_REQUEST.search(fold(prompt)), prompt
+    for prompt in (
+        "how do we add columns to big tables?",
+        "why did the fix break the build?",
+        "the new build fails on CI",
+        "cosa aggiungiamo alla release?",
+    ):
+        assert not policy.TASK_REQUEST.search(fold(prompt)), prompt
+
+
 def test_creative_gate_leaves_project_work_alone() -> None:
     for prompt in (
         "write the release notes for the push song feature",

@@ -42,6 +42,7 @@ FEATURES: dict[str, str] = {
     "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
     "personal": "a prompt about the user's family, friends, pets or doctor gets no memory, whatever its words",
     "where-reference": "a where-question ranks reference entries (links, manuals, places) higher",
+    "task-feedback": "a request for work (add, write, fix, ...) ranks feedback entries (the project's rules of work) higher",
     "dates": "an ISO date in a block also reads as its month's name (2026-02-18 -> february, febbraio)",
     "exact-budget": "the budget is measured on the text actually injected",
 }

@@ -156,6 +156,27 @@ Memory is about the project; such a question is not, even when it shares the pro
 words. Devices (`my laptop`, `my phone`) are left out on purpose: project work runs on them."""
 
 
+TASK_REQUEST = re.compile(
+    r"^\W*(?:(?:please|per favore|por favor|bitte|s'il te plait|can you|could you|puoi|"
+    r"potresti|puedes|podrias|peux-tu|pourrais-tu|kannst du|pode|podes|voce pode)\W+)?"
+    r"(?:add|write|create|fix|implement|refactor|rename|update|build|remove|delete|change|"
+    r"handle|show|make|set up|migrate|generate|move|replace|convert|extract|"
+    r"aggiungi|scrivi|crea|sistema|correggi|implementa|rinomina|aggiorna|rimuovi|elimina|"
+    r"cambia|mostra|fai|genera|sposta|sostituisci|converti|gestisci|"
+    r"anade|agrega|escribe|arregla|corrige|renombra|actualiza|quita|muestra|haz|mueve|"
+    r"reemplaza|convierte|gestiona|aplica|"
+    r"ajoute|ecris|cree|implemente|renomme|supprime|affiche|fais|genere|deplace|remplace|"
+    r"fuge|schreib|schreibe|erstelle|behebe|implementiere|benenne|aktualisiere|entferne|"
+    r"losche|andere|zeige|mach|verschiebe|ersetze|"
+    r"adicione|adiciona|escreva|escreve|crie|cria|corrija|implemente|renomeie|atualize|"
+    r"remova|apague|mude|mostre|faca|mova|substitua)\b"
+)
+"""task-feedback: the prompt opens by asking for work to be done (add, write, fix, ... in
+the six built-in languages; folded prompt). The project's rules of work (feedback
+entries: conventions, corrections) are what applies to a task, more than the facts
+that merely share its words."""
+
+
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
 """where-reference: the prompt asks where something is (en, it, es, fr, de, pt).
 A reference entry says where to look: a link, a folder, a manual."""
