@@ -30,8 +30,8 @@ def test_holdout_cases_cover_both_languages_and_negatives() -> None:
 def test_holdout_does_not_regress() -> None:
     s = evaluate.run(CASES, eval_settings([]), features=DEFAULT).summary()
     pos, neg = s["positives"], s["negatives"]
-    # measured 36/43, 38/43, 0/48 (benchmarks/README.md, "Sixth round")
-    assert pos["hit1"] >= 36
+    # measured 37/43, 38/43, 0/48 (benchmarks/README.md, "Sixth round")
+    assert pos["hit1"] >= 37
     assert pos["recall3"] >= 38
     assert neg["false_injections"] == 0
     assert pos["tokens_median"] <= 400
