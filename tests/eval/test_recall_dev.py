@@ -94,14 +94,8 @@ def test_issue_targets() -> None:
 
 
 @pytest.mark.parametrize("name", ["it-gestionale", "en-mobile", "global"])
-def test_keyed_memories_are_what_agd_memory_keys_writes(name, tmp_path, monkeypatch) -> None:
+def test_keyed_memories_are_what_agd_memory_keys_writes(name, keys_rebuild) -> None:
     """tests/data/recall-dev-keyed is reproducible: the saved model answer applied to the
     original memory by `agd-memory keys --from ... --apply` gives the file byte for byte."""
-    from agd_memory.maintenance import keys_main
-
-    monkeypatch.setenv("AGD_MEMORY_HOME", str(tmp_path / "home"))
-    copy = tmp_path / f"{name}.agd"
-    copy.write_bytes((CASES.parent / f"{name}.agd").read_bytes())
-    answers = KEYED / "answers" / f"{name}.json"
-    assert keys_main(["--from", str(answers), "--apply", str(copy)]) == 0
-    assert copy.read_bytes() == (KEYED / f"{name}.agd").read_bytes()
+    rebuilt = keys_rebuild(CASES.parent / f"{name}.agd", KEYED)
+    assert rebuilt == (KEYED / f"{name}.agd").read_bytes()

@@ -61,11 +61,6 @@ def test_fresh_with_keys() -> None:
 
 
 @pytest.mark.parametrize("name", ["es-datos", "en-saas", "global"])
-def test_fresh_keyed_memories_are_what_agd_memory_keys_writes(name, tmp_path, monkeypatch) -> None:
-    from agd_memory.maintenance import keys_main
-
-    monkeypatch.setenv("AGD_MEMORY_HOME", str(tmp_path / "home"))
-    copy = tmp_path / f"{name}.agd"
-    copy.write_bytes((CASES.parent / f"{name}.agd").read_bytes())
-    assert keys_main(["--from", str(KEYED / "answers" / f"{name}.json"), "--apply", str(copy)]) == 0
-    assert copy.read_bytes() == (KEYED / f"{name}.agd").read_bytes()
+def test_fresh_keyed_memories_are_what_agd_memory_keys_writes(name, keys_rebuild) -> None:
+    rebuilt = keys_rebuild(CASES.parent / f"{name}.agd", KEYED)
+    assert rebuilt == (KEYED / f"{name}.agd").read_bytes()
