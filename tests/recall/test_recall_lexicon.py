@@ -72,7 +72,9 @@ def test_an_inflection_the_lists_lack_finds_its_concept_by_cognate_key() -> None
     assert an.concept_by_key("xyzzyplugh") is None
 
 
-def test_concept_keys_reach_a_block_only_for_words_the_memory_lacks(memory_file, make_settings) -> None:
+def test_concept_keys_reach_a_block_only_for_words_the_memory_lacks(
+    memory_file, make_settings
+) -> None:
     from agd_memory.recall import recall
 
     mf = memory_file(

@@ -20,7 +20,7 @@ from .analyzer import Analyzer
 from .cache import code_stamp, file_key, read_cached, write_cached
 from .index import Index, Part, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25_one, score_doc
-from .text import BUILTIN_LANGS, fold, stopwords
+from .text import BUILTIN_LANGS, stopwords
 
 DEFAULT_LANGS = ("en",)
 COVERAGE_MIN = 0.25
@@ -381,7 +381,7 @@ def recall(
         matches = feedback_rerank(matches, index, built, analyzer, fuzzy, "bm25" in feats)
     if "where-reference" in feats and matches and policy.WHERE_QUESTION.search(prompt):
         matches = _boost_kind(matches, "x-reference", WHERE_BOOST)
-    if "task-feedback" in feats and matches and policy.TASK_REQUEST.search(fold(prompt[:200])):
+    if "task-feedback" in feats and matches and policy.asks_for_work(prompt):
         matches = _boost_kind(matches, "x-feedback", TASK_BOOST)
     ranked = policy.rank(matches, ranking_of(settings))
     if not ranked:

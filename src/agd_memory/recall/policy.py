@@ -95,86 +95,105 @@ whatever its subject: `write a haiku about push notifications` is not about the 
 push set-up. Stories are left out on purpose (a user story is project work)."""
 
 
-PERSONAL_WORDS: dict[str, tuple[str, str, bool]] = {
-    "en": (
+PERSONAL_WORDS: tuple[tuple[str, str, bool], ...] = (
+    (  # en
         "my",
-        "kids?|sons?|daughters?|child|children|wife|husband|girlfriend|boyfriend|mom|mum|"
-        "mother|dad|father|parents|grand(?:ma|pa|mother|father|parents)|cousins?|uncle|aunt|"
-        "brothers?|sisters?|nephew|niece|friends?|neighbou?rs?|family|dog|cat|dentist|"
-        "doctor|hobby|personal",
+        "kid kids son sons daughter daughters child children wife husband girlfriend boyfriend "
+        "mom mum mother dad father parents grandma grandpa grandmother grandfather grandparents "
+        "cousin cousins uncle aunt brother brothers sister sisters nephew niece friend friends "
+        "neighbour neighbours neighbor neighbors family dog cat dentist doctor hobby personal",
         True,
     ),
-    "it": (
-        "mio|mia|miei|mie",
-        "figli[oae]?|bambin[oaie]|moglie|marito|fidanzat[oa]|mamma|madre|papa|padre|"
-        "genitori|nonn[oaie]|cugin[oaie]|zi[oaie]|fratell[oi]|sorell[ae]|nipot[ei]|"
-        "amic[oa]|amici|amiche|famiglia|cane|gatto|medico|dentista",
+    (  # it
+        "mio mia miei mie",
+        "figlio figlia figli figlie bambino bambina bambini bambine moglie marito fidanzato "
+        "fidanzata mamma madre papa padre genitori nonno nonna nonni nonne cugino cugina cugini "
+        "cugine zio zia zii zie fratello fratelli sorella sorelle nipote nipoti amico amica "
+        "amici amiche famiglia cane gatto medico dentista",
         True,
     ),
-    "es": (
-        "mi|mis",
-        "hij[oa]s?|nin[oa]s?|espos[oa]|marido|novi[oa]|mama|madre|papa|padre|padres|"
-        "abuel[oa]s?|prim[oa]s?|ti[oa]s?|herman[oa]s?|sobrin[oa]s?|amig[oa]s?|vecin[oa]s?|"
-        "familia|perro|gato|medico|dentista",
+    (  # es: `mi` is also Italian, so the noun must follow at once
+        "mi mis",
+        "hijo hija hijos hijas nino nina ninos ninas esposo esposa marido novio novia mama "
+        "madre papa padre padres abuelo abuela abuelos primo prima primos primas tio tia tios "
+        "hermano hermana hermanos hermanas sobrino sobrina amigo amiga amigos amigas vecino "
+        "vecina vecinos familia perro gato medico dentista",
         False,
     ),
-    "fr": (
-        "mon|ma|mes",
-        "enfants?|fils|fille|femme|mari|mere|pere|parents|grand-(?:pere|mere)|cousine?|"
-        "oncle|tante|frere|soeur|amie?s?|voisine?s?|copain|copine|famille|chien|chat|"
-        "dentiste|medecin",
+    (  # fr: `ma` is Italian, `mes` Spanish
+        "mon ma mes",
+        "enfant enfants fils fille filles femme mari mere pere parents grand-pere grand-mere "
+        "cousin cousine oncle tante frere soeur ami amie amis amies voisin voisine copain "
+        "copine famille chien chat dentiste medecin",
         False,
     ),
-    "de": (
-        "mein|meine|meinen|meinem|meiner|meines",
-        "kind|kinder|sohn|tochter|frau|mann|mutter|vater|eltern|opa|oma|cousine?|onkel|"
-        "tante|bruder|schwester|freund(?:in|e)?|nachbarn?|familie|hund|katze|zahnarzt|arzt",
+    (  # de
+        "mein meine meinen meinem meiner meines",
+        "kind kinder sohn tochter frau mann mutter vater eltern opa oma cousin cousine onkel "
+        "tante bruder schwester freund freundin freunde nachbar nachbarn familie hund katze "
+        "zahnarzt arzt",
         True,
     ),
-    "pt": (
-        "meu|minha|meus|minhas",
-        "filh[oa]s?|crianca|espos[oa]|marido|mulher|mae|pai|avo|avos|prim[oa]s?|ti[oa]s?|"
-        "irmaos?|irmas?|namorad[oa]|amig[oa]s?|vizinh[oa]s?|familia|cachorro|cao|gato|"
-        "medico|dentista",
+    (  # pt
+        "meu minha meus minhas",
+        "filho filha filhos filhas crianca esposo esposa marido mulher mae pai avo avos primo "
+        "prima primos tio tia irmao irmaos irma irmas namorado namorada amigo amiga amigos "
+        "vizinho vizinha familia cachorro cao gato medico dentista",
         True,
     ),
-}
+)
 """personal: per language, the first-person possessives, the nouns of private life (family,
 friends, pets, the family doctor; `personal` in English) and whether one word may stand
-between them (`my little sister`, `la mia vecchia nonna`). Spanish and French possessives
-take the noun directly: `mi`, `ma` and `mes` are also Italian and Spanish words."""
-_ONE_WORD = r"(?:[\w-]+\s+)?"
-PERSONAL_LIFE = re.compile(
-    "|".join(
-        rf"\b(?:{own})\s+{_ONE_WORD if gap else ''}(?:{nouns})(?:'s)?\b"
-        for own, nouns, gap in PERSONAL_WORDS.values()
-    )
-)
-"""personal: a prompt about the user's private life (matched on the folded prompt): `my
-dentist keeps double booking me`, `mio cugino ha la partita IVA`, `mi abuelo tiene olivos`.
-Memory is about the project; such a question is not, even when it shares the project's
-words. Devices (`my laptop`, `my phone`) are left out on purpose: project work runs on them."""
+between them (`my little sister`, `la mia vecchia nonna`). Devices (`my laptop`, `my
+phone`) are left out on purpose: project work runs on them."""
+_PERSONAL = [
+    (frozenset(own.split()), frozenset(nouns.split()), gap) for own, nouns, gap in PERSONAL_WORDS
+]
+_WORD = re.compile(r"[\w-]+")
 
 
-TASK_REQUEST = re.compile(
-    r"^\W*(?:(?:please|per favore|por favor|bitte|s'il te plait|can you|could you|puoi|"
-    r"potresti|puedes|podrias|peux-tu|pourrais-tu|kannst du|pode|podes|voce pode)\W+)?"
-    r"(?:add|write|create|fix|implement|refactor|rename|update|build|remove|delete|change|"
-    r"handle|show|make|set up|migrate|generate|move|replace|convert|extract|"
-    r"aggiungi|scrivi|crea|sistema|correggi|implementa|rinomina|aggiorna|rimuovi|elimina|"
-    r"cambia|mostra|fai|genera|sposta|sostituisci|converti|gestisci|"
-    r"anade|agrega|escribe|arregla|corrige|renombra|actualiza|quita|muestra|haz|mueve|"
-    r"reemplaza|convierte|gestiona|aplica|"
-    r"ajoute|ecris|cree|implemente|renomme|supprime|affiche|fais|genere|deplace|remplace|"
-    r"fuge|schreib|schreibe|erstelle|behebe|implementiere|benenne|aktualisiere|entferne|"
-    r"losche|andere|zeige|mach|verschiebe|ersetze|"
-    r"adicione|adiciona|escreva|escreve|crie|cria|corrija|implemente|renomeie|atualize|"
-    r"remova|apague|mude|mostre|faca|mova|substitua)\b"
-)
-"""task-feedback: the prompt opens by asking for work to be done (add, write, fix, ... in
-the six built-in languages; folded prompt). The project's rules of work (feedback
-entries: conventions, corrections) are what applies to a task, more than the facts
-that merely share its words."""
+def about_private_life(prompt: str) -> bool:
+    """personal: the prompt talks about the user's private life (`my dentist keeps double
+    booking me`, `mio cugino ha la partita IVA`, `mi abuelo tiene olivos`). Memory is about
+    the project; such a question is not, even when it shares the project's words."""
+    words = _WORD.findall(fold(prompt[:300]))  # `kid's` gives `kid`, `s`
+    for i, w in enumerate(words):
+        for own, nouns, gap in _PERSONAL:
+            if w in own and not nouns.isdisjoint(words[i + 1 : i + (3 if gap else 2)]):
+                return True
+    return False
+
+
+_POLITE = ("please", "per favore", "por favor", "bitte", "s'il te plait", "can you", "could you",
+           "puoi", "potresti", "puedes", "podrias", "peux-tu", "pourrais-tu", "kannst du", "pode",
+           "podes", "voce pode")  # fmt: skip
+_TASK_VERBS = """add write create fix implement refactor rename update build remove delete change handle
+    show make migrate generate move replace convert extract set
+    aggiungi scrivi crea sistema correggi implementa rinomina aggiorna rimuovi elimina cambia
+    mostra fai genera sposta sostituisci converti gestisci
+    anade agrega escribe arregla corrige renombra actualiza quita muestra haz mueve reemplaza
+    convierte gestiona aplica
+    ajoute ecris cree implemente renomme supprime affiche fais genere deplace remplace
+    fuge schreib schreibe erstelle behebe implementiere benenne aktualisiere entferne losche
+    andere zeige mach verschiebe ersetze
+    adicione adiciona escreva escreve crie cria corrija implemente renomeie atualize remova
+    apague mude mostre faca mova substitua"""
+TASK_VERBS = frozenset(_TASK_VERBS.split())
+"""task-feedback: verbs that open a request for work, in the six built-in languages (folded)."""
+
+
+def asks_for_work(prompt: str) -> bool:
+    """task-feedback: the prompt opens by asking for work to be done (`add ...`, `can you
+    fix ...`, `aggiungi ...`, `añade ...`). The project's rules of work (feedback entries:
+    conventions, corrections) are what applies to a task, more than the facts that merely
+    share its words."""
+    text = fold(prompt[:200]).lstrip(" \t\n\"'`([{*-#>")
+    for polite in _POLITE:
+        if text.startswith(polite + " ") or text.startswith(polite + ","):
+            text = text[len(polite) + 1 :].lstrip(" ,")
+            break
+    first = _WORD.match(text)
+    return first is not None and first.group() in TASK_VERBS
 
 
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
@@ -206,7 +225,7 @@ def should_skip(
         return CODE_PASTE
     if gates.creative and CREATIVE_REQUEST.search(fold(prompt[:200])):
         return CREATIVE
-    if gates.personal and PERSONAL_LIFE.search(fold(prompt[:300])):
+    if gates.personal and about_private_life(prompt):
         return PERSONAL
     if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
         return BELOW_MIN_WORDS
