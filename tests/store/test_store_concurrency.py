@@ -26,49 +26,54 @@ def _project_file(cli) -> Path:
     return Path(json.loads(cli("where", "--json").stdout)["project"]["path"])
 
 
-@pytest.mark.slow
-def test_8_processes_x_50_distinct_saves_all_land(cli):
+def _saves_in_8_processes(cli, saves) -> list[str]:
+    """Eight workers w = 0..7 in parallel, each running `agd-memory save x-project ARGS`
+    for every ARGS of `saves(w)`, one process after another; the stderr of every failed save."""
+
     def worker(w: int) -> list[str]:
-        errors = []
-        for n in range(50):
-            r = cli("save", "x-project", f"w{w}-n{n}", "--content", f"worker {w} save {n}")
-            if r.returncode != 0:
-                errors.append(r.stderr)
-        return errors
+        results = (cli("save", "x-project", *args) for args in saves(w))
+        return [r.stderr for r in results if r.returncode != 0]
 
     with ThreadPoolExecutor(8) as pool:
-        errors = [e for errs in pool.map(worker, range(8)) for e in errs]
-    assert errors == []
+        return [e for errs in pool.map(worker, range(8)) for e in errs]
+
+
+def _project_blocks(cli) -> list:
     doc = agd.parse(_project_file(cli).read_text(encoding="utf-8"))
-    ids = {b.id for b in doc.blocks if b.kind == "x-project"}
-    assert ids == {f"w{w}-n{n}" for w in range(8) for n in range(50)}
-    for b in doc.blocks:
-        if b.kind == "x-project":
-            w, n = b.id[1:].split("-n")
-            assert b.value == f"worker {w} save {n}"
+    return [b for b in doc.blocks if b.kind == "x-project"]
+
+
+@pytest.mark.slow
+def test_8_processes_x_50_distinct_saves_all_land(cli):
+    def saves(w: int):
+        return [(f"w{w}-n{n}", "--content", f"worker {w} save {n}") for n in range(50)]
+
+    assert _saves_in_8_processes(cli, saves) == []
+    blocks = _project_blocks(cli)
+    assert {b.id for b in blocks} == {f"w{w}-n{n}" for w in range(8) for n in range(50)}
+    for b in blocks:
+        w, n = b.id[1:].split("-n")
+        assert b.value == f"worker {w} save {n}"
 
 
 @pytest.mark.slow
 def test_8_processes_updating_the_same_ids_leave_one_written_version(cli):
     ids = ["alpha", "beta", "gamma"]
 
-    def worker(w: int) -> list[str]:
-        errors = []
-        for n in range(8):
-            block_id = ids[(w + n) % len(ids)]
-            r = cli(
-                "save", "x-project", block_id, "--content", f"{block_id} by {w} #{n}",
-                "--desc", f"w{w} n{n}",
-            )  # fmt: skip
-            if r.returncode != 0:
-                errors.append(r.stderr)
-        return errors
+    def saves(w: int):
+        return [
+            (
+                ids[(w + n) % 3],
+                "--content",
+                f"{ids[(w + n) % 3]} by {w} #{n}",
+                "--desc",
+                f"w{w} n{n}",
+            )
+            for n in range(8)
+        ]
 
-    with ThreadPoolExecutor(8) as pool:
-        errors = [e for errs in pool.map(worker, range(8)) for e in errs]
-    assert errors == []
-    doc = agd.parse(_project_file(cli).read_text(encoding="utf-8"))
-    blocks = [b for b in doc.blocks if b.kind == "x-project"]
+    assert _saves_in_8_processes(cli, saves) == []
+    blocks = _project_blocks(cli)
     assert sorted(b.id for b in blocks) == sorted(ids)
     written = {
         (f"{ids[(w + n) % 3]} by {w} #{n}", f"w{w} n{n}") for w in range(8) for n in range(8)
