@@ -62,18 +62,11 @@ def test_builtin_groups_keep_false_friends_apart() -> None:
     assert n("fattura") == n("invoice") == n("fatture")
 
 
-def test_everyday_list_has_no_word_in_two_groups() -> None:
-    words = [w for g in (*lexicon.builtin_groups(), *lexicon.everyday_groups()) for w in set(g)]
+def test_concept_list_has_no_word_in_two_groups() -> None:
+    words = [w for g in lexicon.builtin_groups() for w in set(g)]
     dupes = sorted({w for w in words if words.count(w) > 1})
     # a repeated whole word silently merges two meanings into one concept
     assert dupes == [], dupes
-
-
-def test_multi_language_stemmer_meets_nominalisations() -> None:
-    stems = {cognates.stem_multi(w) for w in ("migrazione", "migration", "migracion", "migracao")}
-    assert len(stems) == 1
-    assert cognates.stem_multi("user") == "user"  # short words are left alone
-    assert cognates.stem_multi("v2") == "v2"
 
 
 def test_eval_corpus_path_is_relative_and_its_global_sits_beside_it(

@@ -64,18 +64,6 @@ def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
     assert ids(prompt, make_settings())[:1] == ["backup-nightly"]
 
 
-def test_feedback_reranking_never_lets_a_block_in(make_settings) -> None:
-    with_prf = DEFAULT | {"prf"}
-    for prompt in (
-        "compare restic with borg performance benchmarks latency",
-        "write a poem about the ocean and the moon tonight",
-    ):
-        assert set(ids(prompt, make_settings(), with_prf)) <= set(ids(prompt, make_settings()))
-    # it reorders what passed the gates, on the prompt's own words
-    prompt = "database backup restic snapshot restore"
-    assert set(ids(prompt, make_settings(), with_prf)) <= {"backup-nightly", "backup-restore-drill"}
-
-
 def _index(entries, features=DEFAULT):
     from agd_memory.recall.index import Index
 

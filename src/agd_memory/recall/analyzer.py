@@ -54,11 +54,9 @@ class Analyzer:
         self.signature: tuple = ()
         """What the disk caches key this analyzer by (set by `engine.analyzer_for`)."""
         self.tokenizer = Tokenizer(improved="tokens" in features)
-        self.stemming = "stem" in features or "stem-multi" in features
+        self.stemming = "stem" in features
         self.dates = "dates" in features
-        self.stem: Callable[[str], str] = (
-            cognates.stem_multi if "stem-multi" in features else cognates.stem
-        )
+        self.stem: Callable[[str], str] = cognates.stem
         self.key: Callable[[str], str | None] = (
             cognates.improved_key if "cognates" in features else cognates.reference_key
         )
@@ -72,8 +70,6 @@ class Analyzer:
         groups: list[list[str]] = []
         if "concepts" in features:
             groups.extend(list(g) for g in lexicon.builtin_groups())
-        if "everyday" in features:
-            groups.extend(list(g) for g in lexicon.everyday_groups())
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
         if groups:

@@ -58,27 +58,6 @@ def improved_key(token: str) -> str | None:
 
 
 _ENDINGS = ("ing", "ed", "es", "s")
-# `stem-multi`: endings of en, it, es, fr, de, pt, longest first. Nominalisations
-# (-azione/-ation/-acion/-acao) and participles meet on one stem across languages:
-# migrazione, migration, migracion, migracao -> migr; aggiornamento, aggiornare -> aggiorn.
-MULTI_ENDINGS = tuple(
-    sorted(
-        {
-            # nominalisations
-            "azione", "azioni", "ation", "ations", "acion", "aciones", "acao", "acoes",
-            "zione", "zioni", "tion", "tions", "cion", "ciones", "cao", "coes",
-            "ungen", "ung", "amento", "amenti", "imento", "imenti", "ment", "ments",
-            # verb forms, participles, plurals
-            "ando", "endo", "ing", "ato", "ata", "ati", "ate", "ado", "ada", "ados", "adas",
-            "ido", "ida", "idos", "idas", "ito", "iti", "are", "ere", "ire", "ed", "es", "s",
-            # Italian and Spanish persons and enclitic pronouns: installiamo, modificano,
-            # caricarle, gestiamos -> install, modific, caric, gest
-            "iamo", "iate", "ano", "ono", "amos", "emos", "imos", "arlo", "arla", "arli",
-            "arle", "erlo", "erla", "erli", "erle", "irlo", "irla", "irli", "irle",
-        },
-        key=lambda e: (-len(e), e),
-    )
-)  # fmt: skip
 _VOWELS = frozenset("aeiou")
 MIN_STEM = 4
 
@@ -89,23 +68,12 @@ def stem(token: str) -> str:
     Language-neutral on purpose: prompts mix languages, so the same rule must map
     `releases`, `release`, `rilasci` or `fatture`, `fattura` to shared stems.
     """
-    return _strip_ending(token, _ENDINGS)
-
-
-def _strip_ending(token: str, endings: tuple[str, ...]) -> str:
-    """The first of `endings` leaving at least MIN_STEM characters, then a final vowel."""
     if len(token) <= MIN_STEM or not token.isalpha():
         return token
-    for ending in endings:
+    for ending in _ENDINGS:
         if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
             token = token[: -len(ending)]
             break
     if len(token) > MIN_STEM and token[-1] in _VOWELS:
         token = token[:-1]
     return token
-
-
-def stem_multi(token: str) -> str:
-    """The `stem-multi` stemmer: the longest ending of `MULTI_ENDINGS` that leaves at
-    least 4 characters, then a final vowel (same language-neutral idea as `stem`)."""
-    return _strip_ending(token, MULTI_ENDINGS)

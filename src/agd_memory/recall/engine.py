@@ -40,9 +40,6 @@ KEYED_MIN_MULTI = 0.3
 """keys: a block with keys matching two or more prompt words needs this share (one word:
 COVERAGE_MIN_SINGLE). Keys add vocabulary that a prompt on another subject can hit too;
 0.3 kept false injections at or below the unkeyed level on the dev set (benchmarks/README.md)."""
-UNIQUE_ANCHOR_DF = 1
-"""unique-anchor: an id/desc word found in at most this many entries counts as two words
-for coverage-multi (a word only one block has names that block)."""
 EVIDENCE_WORDS = 3
 EVIDENCE_COVERAGE = 0.3
 """evidence: a block matching this many distinct prompt words, together this share of the
@@ -131,7 +128,6 @@ def prompt_words(
         getattr(settings, "recall_stopwords_file", None),
         request_verbs="request-verbs" in features,
         folded=improved,
-        more="more-stopwords" in features,
         verbs="verb-forms" in features,
     )
     return [analyzer.normalize(w) for w in words if w not in stop]
@@ -344,7 +340,7 @@ def recall(
         matches = [m for m in matches if m.doc.memory]
     if "inherit" in feats and matches:
         matches = inherit_superseded(matches, index, built, "bm25" in feats)
-    if ("coverage" in feats or "coord" in feats) and matches:
+    if "coverage" in feats and matches:
         surprise = {w: index.surprise(w) for w in set(words)}
         total = sum(surprise.values()) or 1.0
         scored = []
@@ -352,17 +348,12 @@ def recall(
             share = sum(surprise[w] for w in m.covered) / total
             need = COVERAGE_MIN
             if "coverage-multi" in feats:
-                strong = len(m.covered) >= 2 or (
-                    "unique-anchor" in feats
-                    and any(index.df_of(w) <= UNIQUE_ANCHOR_DF for w in m.anchor_exact)
-                )
+                strong = len(m.covered) >= 2
                 need = COVERAGE_MIN_MULTI if strong else COVERAGE_MIN_SINGLE
                 if strong and m.doc.keys_set:
                     need = KEYED_MIN_MULTI
-            if "coverage" in feats and share < need:
+            if share < need:
                 continue
-            if "coord" in feats:
-                m = m._replace(score=m.score * share)
             if "body-coverage" in feats and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
                 # a block whose body explains most of the prompt needs no anchor word
                 m = m._replace(anchor_exact=m.covered)
@@ -377,8 +368,6 @@ def recall(
                 m = m._replace(anchor_exact=m.covered)
             scored.append(m)
         matches = scored
-    if "prf" in feats and len(matches) >= 2:
-        matches = feedback_rerank(matches, index, built, analyzer, fuzzy, "bm25" in feats)
     if "where-reference" in feats and matches and policy.WHERE_QUESTION.search(prompt):
         matches = _boost_kind(matches, "x-reference", WHERE_BOOST)
     if "task-feedback" in feats and matches and policy.asks_for_work(prompt):
@@ -415,9 +404,6 @@ COOC_WEIGHT = 0.5
 and the share of their BM25F score a block gets."""
 COOC_MAX_NEW = 50
 """cooc: at most this many blocks the prompt did not reach are added through neighbours."""
-COOC_BODY_ONLY = False
-"""cooc: when True, expand only the words no id or desc has; False (every rare word) was
-better on both the dev and the held-out set (benchmarks/README.md)."""
 
 
 def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
@@ -426,10 +412,7 @@ def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
     memory's own blocks, id, desc and body together)."""
     out: dict[str, str] = {}
     n = index.n or 1
-    anchors = index.anchor_vocabulary() if COOC_BODY_ONLY else frozenset()
     for w in sorted(words):
-        if w in anchors:
-            continue
         df = index.df_of(w)
         if df < COOC_MIN_JOINT or df > COOC_MAX_DF:
             continue
@@ -485,47 +468,6 @@ def _credit(m: Match, e: Match, terms: dict[str, str]) -> Match:
     if not new:
         return m
     return m._replace(score=m.score + COOC_WEIGHT * e.score, covered=m.covered | new)
-
-
-PRF_DOCS = 2
-PRF_TERMS = 4
-PRF_LAMBDA = 0.3
-"""prf: feedback from the PRF_DOCS best blocks' id/desc words, the PRF_TERMS heaviest
-(score share x IDF) added as a second query whose score weighs PRF_LAMBDA."""
-
-
-def feedback_rerank(
-    matches: list[Match],
-    index: Index,
-    prompt: Prompt,
-    analyzer: Analyzer,
-    fuzzy: bool,
-    bm25: bool,
-) -> list[Match]:
-    """Pseudo-relevance feedback restricted to the memory's own id/desc vocabulary.
-
-    Only the blocks that already passed the gates on the prompt's own words are
-    re-scored, so an expansion word can reorder them but never let a block in: the
-    precision floors stay on the original evidence."""
-    top = sorted(matches, key=lambda m: -m.score)[:PRF_DOCS]
-    total = sum(m.score for m in top) or 1.0
-    weights: dict[str, float] = {}
-    for m in top:
-        terms = (m.doc.id_set | m.doc.desc_set) - prompt.words
-        if not terms:
-            continue
-        share = m.score / total / len(terms)
-        for t in terms:
-            weights[t] = weights.get(t, 0.0) + share * index.weight(t)
-    chosen = sorted(weights, key=lambda t: (-weights[t], t))[:PRF_TERMS]
-    if not chosen:
-        return matches
-    extra = Prompt.build(chosen, analyzer, fuzzy=fuzzy)
-    out = []
-    for m in matches:
-        e = score_bm25_one(index, m.doc, extra) if bm25 else score_doc(m.doc, extra, index.weight)
-        out.append(m._replace(score=(1 - PRF_LAMBDA) * m.score + PRF_LAMBDA * e.score))
-    return out
 
 
 def inherit_superseded(

@@ -3,7 +3,9 @@
 `REFERENCE` (the empty set) is the reference algorithm of agd-memory-plugin §5.4 as
 faithfully as the description allows; `DEFAULT` is what the hook runs. A change is
 in `DEFAULT` only when `agd-memory eval` on the development set showed it helps
-(see benchmarks/README.md, "Recall quality and latency", for the step-by-step table).
+(see benchmarks/README.md, "Recall quality and latency", for the step-by-step table);
+the changes measured and not kept there were removed from the code (prf, coord, stem-multi,
+everyday, more-stopwords, unique-anchor: in git history up to commit 5d31bd3).
 These are engineering switches for the evaluation, not user settings: a user tunes
 recall with the `AGD_RECALL_*` variables.
 """
@@ -19,21 +21,15 @@ FEATURES: dict[str, str] = {
     "coverage": "a block must account for a share of the prompt's information (IDF-weighted)",
     "coverage-multi": "a block matching two or more distinct prompt words needs a smaller share than one matching a single word",
     "inherit": "a block that supersedes another takes over the old block's match when it is stronger",
-    "unique-anchor": "an id/desc word no other entry has counts as two matched words for coverage-multi",
-    "coord": "a block's score is scaled by the share of the prompt it accounts for",
     "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
     "evidence": "a block whose body matches several distinct prompt words (enough of its IDF mass) needs no anchor",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
-    "more-stopwords": "longer function-word lists for en and it (more-en.txt, more-it.txt)",
     "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",
-    "everyday": "a second built-in word list: everyday developer and business words in six languages",
     "concept-keys": "a prompt word no block has takes the concept whose words share its cognate key (despliego -> deploy)",
     "stem": "a light suffix-stripping stemmer on both sides",
-    "stem-multi": "the stemmer strips the endings of six languages (nominalisations, participles, plurals)",
     "cognates": "cognate keys that survive spelling shifts between languages (ph/f, ct/tt, double letters)",
     "verb-forms": "every form of the common verbs is a stopword (en do/have/be/make/get/go/want/need, it fare/avere/essere/potere/dovere/volere/andare/stare)",
-    "prf": "pseudo-relevance feedback: the best blocks' id/desc words re-rank the blocks that passed the gates",
     "cooc": "a block lacking a rare prompt word is credited with it when it has the words that co-occur with it in the memory (PMI)",
     "short-gate": "a prompt under the word minimum passes when its words hit an id or desc exactly",
     "keys": "the `keys` attribute (search terms written with the block) is a field: whole keys match, two key words anchor, keyed blocks need more coverage",
@@ -48,18 +44,12 @@ FEATURES: dict[str, str] = {
 }
 
 REFERENCE: frozenset[str] = frozenset()
-NOT_KEPT = frozenset({"prf", "coord", "stem-multi", "everyday", "more-stopwords", "unique-anchor"})
-"""Measured and left out (benchmarks/README.md): coord saves tokens on the dev set, but its
-scaled scores fall under the absolute floor in small memories; stem-multi, everyday and
-more-stopwords gained at most one dev case, cost up to one dev false injection, and moved
-nothing on the held-out check (tests/eval/holdout-cases.json); prf (third round) lost a
-dev hit and moved nothing on the held-out check."""
-DEFAULT: frozenset[str] = frozenset(FEATURES) - NOT_KEPT
+DEFAULT: frozenset[str] = frozenset(FEATURES)
 
 
 def parse(spec: str) -> frozenset[str]:
     """`reference`, `default`, a comma list of names (exactly those), or changes to the
-    default: `-stem,-cognates` removes, `+coord` adds. Unknown names raise ValueError."""
+    default: `-stem,-cognates` removes, `+stem` adds back. Unknown names raise ValueError."""
     spec = spec.strip()
     if spec in ("", "reference", "none"):
         return REFERENCE

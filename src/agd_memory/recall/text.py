@@ -145,17 +145,14 @@ def read_word_file(path: Path) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def builtin_stopwords(
-    lang: str, *, request_verbs: bool = False, more: bool = False, verbs: bool = False
+    lang: str, *, request_verbs: bool = False, verbs: bool = False
 ) -> frozenset[str]:
-    """The built-in list of one language (empty for an unknown one, as in the reference);
-    `more` adds the longer function-word list where there is one (`more-<lang>.txt`)."""
+    """The built-in list of one language (empty for an unknown one, as in the reference)."""
     if lang not in BUILTIN_LANGS:
         return frozenset()
     words = read_word_file(STOPWORDS_DIR / f"{lang}.txt")
     if request_verbs:
         words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
-    if more:
-        words |= read_word_file(STOPWORDS_DIR / f"more-{lang}.txt")
     if verbs:  # every form of the common verbs, where there is a list (`verbs-<lang>.txt`)
         words |= read_word_file(STOPWORDS_DIR / f"verbs-{lang}.txt")
     return words
@@ -167,13 +164,12 @@ def stopwords(
     *,
     request_verbs: bool = False,
     folded: bool = False,
-    more: bool = False,
     verbs: bool = False,
 ) -> frozenset[str]:
     """The union of the languages' lists and the extra file's words (accent-folded on request)."""
     words: set[str] = set()
     for lang in langs:
-        words |= builtin_stopwords(lang, request_verbs=request_verbs, more=more, verbs=verbs)
+        words |= builtin_stopwords(lang, request_verbs=request_verbs, verbs=verbs)
     if extra_file:
         words |= read_word_file(Path(extra_file))
     if folded:

@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 
 BUILTIN = Path(__file__).parent / "concepts.txt"
-EVERYDAY = Path(__file__).parent / "everyday.txt"
 CONCEPT_MARK = "~"
 PROJECT_FILE_NAME = ".agd-synonyms"
 
@@ -87,6 +86,3 @@ def builtin_groups() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(g) for g in read_groups(BUILTIN))
 
 
-@lru_cache(maxsize=8)
-def everyday_groups() -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(g) for g in read_groups(EVERYDAY))
