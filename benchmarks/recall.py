@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import resource
@@ -27,16 +26,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from agd_memory.commands.recall import eval_settings  # noqa: E402
-from agd_memory.recall import evaluate, search  # noqa: E402
+from agd_memory.recall import evaluate  # noqa: E402
 from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
-from agd_memory.recall.text import reference_tokens  # noqa: E402
 from agd_memory.store import MemoryFile  # noqa: E402
 
 DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"
@@ -73,65 +70,12 @@ def quality(cases: Path, label: str, keyed: Path) -> None:
         )
 
 
-def plain_bm25(entries: list, query: str, k: int, k1: float = 1.2, b: float = 0.75) -> list[str]:
-    """Textbook BM25 over id + desc + keys + body as one field, reference tokenizer."""
-    docs = []
-    for e in entries:
-        keys = str(e.attrs.get("keys") or "")
-        text = " ".join([str(e.id).replace("-", " "), e.desc or "", keys, e.body or ""])
-        docs.append(Counter(reference_tokens(text, 3)))
-    n = len(docs)
-    avg = sum(sum(d.values()) for d in docs) / n
-    df: Counter[str] = Counter()
-    for d in docs:
-        df.update(d.keys())
-    q = set(reference_tokens(query, 3))
-    scored = []
-    for e, d in zip(entries, docs, strict=True):
-        length = sum(d.values())
-        s = 0.0
-        for t in q:
-            tf = d.get(t, 0)
-            if tf:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
-        if s > 0:
-            scored.append((s, str(e.id)))
-    scored.sort(key=lambda x: (-x[0], x[1]))
-    return [i for _, i in scored[:k]]
-
-
 def search_quality(cases_path: Path, label: str, override: Path | None = None) -> None:
     keyed = ", memories with keys" if override else ""
     print(f"\n## ranked search recall@5 on the {label} positives{keyed} (no gates)")
-    settings = eval_settings([])
-    cases = evaluate.load_cases(cases_path)
-    base = cases_path.parent
-    hits_ranked = hits_plain = total = 0
-    for case in cases:
-        if case.get("expect") is None:
-            continue
-        project = base / case["corpus"]
-        if override is not None and (override / project.name).is_file():
-            project = override / project.name
-        files = [MemoryFile(project, layer="project", settings=settings)]
-        if (project.parent / "global.agd").is_file():
-            files.append(
-                MemoryFile(project.parent / "global.agd", layer="global", settings=settings)
-            )
-        entries = [
-            e
-            for f in files
-            for e in f.entries()
-            if str(e.kind).startswith("x-") and e.status != "superseded"
-        ]
-        ranked = [str(h.entry.id) for h in search.search(case["prompt"], files, settings, limit=50)]
-        ranked = [i for i in ranked if i in {str(e.id) for e in entries}][:5]
-        total += 1
-        hits_ranked += case["expect"] in ranked
-        hits_plain += case["expect"] in plain_bm25(entries, case["prompt"], 5)
-    print(f"plain BM25      recall@5 {hits_plain}/{total} ({hits_plain / total:.0%})")
-    print(f"ranked search   recall@5 {hits_ranked}/{total} ({hits_ranked / total:.0%})")
+    ranked, plain, total = evaluate.search_recall(cases_path, eval_settings([]), override=override)
+    print(f"plain BM25      recall@5 {plain}/{total} ({plain / total:.0%})")
+    print(f"ranked search   recall@5 {ranked}/{total} ({ranked / total:.0%})")
 
 
 WORDS = [

@@ -15,8 +15,9 @@ token; 0 when nothing is injected) and, over negative runs, false injections.
 from __future__ import annotations
 
 import json
+import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,9 @@ from typing import Any
 
 from ..errors import UserError
 from ..store import MemoryFile
-from . import policy
+from . import policy, search
 from .engine import RecallResult, recall
+from .text import reference_tokens
 
 GLOBAL_NAME = "global.agd"
 NEGATIVE = "negative"
@@ -136,6 +138,22 @@ def run(
     are read as usual."""
     cases_path = Path(cases_path)
     cases = load_cases(cases_path)
+    files = corpus_files(cases_path, cases, settings, override)
+    names = sorted(files)
+    report = Report()
+    for case in cases:
+        expect = case.get("expect")
+        targets = names if expect is None else [case["corpus"]]
+        for name in targets:
+            result = recall(case["prompt"], files[name], settings, features=features)
+            report.results.append(_case_result(case, name, result))
+    return report
+
+
+def corpus_files(
+    cases_path: Path, cases: Sequence[Mapping[str, Any]], settings: Any, override: Path | None
+) -> dict[str, list[Any]]:
+    """Corpus name -> its layer files (project, then the `global.agd` beside it)."""
     names = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
     files: dict[str, list[Any]] = {}
     for name in names:
@@ -151,14 +169,67 @@ def run(
         if global_path.is_file() and project.resolve() != global_path.resolve():
             layer_files.append(MemoryFile(global_path, layer="global", settings=settings))
         files[name] = layer_files
-    report = Report()
+    return files
+
+
+def search_recall(
+    cases_path: Path, settings: Any, *, override: Path | None = None, k: int = 5
+) -> tuple[int, int, int]:
+    """Ranked search against a plain BM25 on the positives of `cases_path`: the cases
+    whose expected entry is among the first `k` results of each, and the positives."""
+    cases_path = Path(cases_path)
+    cases = load_cases(cases_path)
+    files = corpus_files(cases_path, cases, settings, override)
+    ranked_hits = bm25_hits = total = 0
     for case in cases:
-        expect = case.get("expect")
-        targets = names if expect is None else [case["corpus"]]
-        for name in targets:
-            result = recall(case["prompt"], files[name], settings, features=features)
-            report.results.append(_case_result(case, name, result))
-    return report
+        if case.get("expect") is None:
+            continue
+        layer_files = files[case["corpus"]]
+        entries = [
+            e
+            for f in layer_files
+            for e in f.entries()
+            if str(e.kind).startswith("x-") and e.status != "superseded"
+        ]
+        ids = {str(e.id) for e in entries}
+        # superseded entries are results too (ranked lower); the baseline does not have them
+        hits = search.search(case["prompt"], layer_files, settings, limit=k + 50)
+        ranked = [str(h.entry.id) for h in hits if str(h.entry.id) in ids][:k]
+        total += 1
+        ranked_hits += case["expect"] in ranked
+        bm25_hits += case["expect"] in plain_bm25(entries, case["prompt"], k)
+    return ranked_hits, bm25_hits, total
+
+
+def plain_bm25(
+    entries: Sequence[Any], query: str, k: int, k1: float = 1.2, b: float = 0.75
+) -> list[str]:
+    """The baseline ranked search is measured against: textbook BM25 over id + desc +
+    keys + body as one field, with the reference tokenizer and no stopwords."""
+    docs = []
+    for e in entries:
+        keys = str(e.attrs.get("keys") or "")
+        text = " ".join([str(e.id).replace("-", " "), e.desc or "", keys, e.body or ""])
+        docs.append(Counter(reference_tokens(text, 3)))
+    n = len(docs) or 1
+    avg = sum(sum(d.values()) for d in docs) / n or 1.0
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+    q = set(reference_tokens(query, 3))
+    scored = []
+    for e, d in zip(entries, docs, strict=True):
+        length = sum(d.values())
+        score = 0.0
+        for t in q:
+            tf = d.get(t, 0)
+            if tf:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+        if score > 0:
+            scored.append((score, str(e.id)))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [i for _, i in scored[:k]]
 
 
 def _case_result(case: Mapping[str, Any], corpus: str, result: RecallResult) -> CaseResult:
