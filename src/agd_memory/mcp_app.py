@@ -192,8 +192,9 @@ Supersedes = Annotated[
 Keys = Annotated[
     list[str] | None,
     Field(
-        description="6-20 search terms a later request would use but the desc lacks: synonyms, "
-        'how a user would ask, translations, e.g. ["db", "database", "banca dati"]. Kept if omitted.'
+        description="12-24 search terms a later request would use but the desc lacks: synonyms, "
+        "plain words, how a user would ask, translations; single words or two-word phrases, "
+        'e.g. ["db", "database", "banca dati"]. Kept if omitted.'
     ),
 ]
 WriteScope = Annotated[

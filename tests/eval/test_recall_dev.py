@@ -7,9 +7,11 @@ Three checks:
   regression guard; the numbers are in benchmarks/README.md);
 - the issue's targets (hit@1 >= 85%, recall@3 >= 90%, false injections <= 2%, median
   tokens <= 400), marked xfail while they are not met: the lexical recall reaches 67%
-  hit@1 on this set, 79% on the same memories with search keys (paraphrases and implicit
+  hit@1 on this set, 76% on the same memories with search keys (paraphrases and implicit
   requests share few words with their block). `xfail_strict` turns the mark into a
-  failure the day the targets are met.
+  failure the day the targets are met;
+- the ranked-search target: recall@5 at least 5 points above a plain BM25 over the same
+  blocks, with and without keys.
 """
 
 from __future__ import annotations
@@ -71,9 +73,9 @@ def test_keys_help_without_costing_precision() -> None:
     (tests/data/recall-dev-keyed/README.md): more hits, no more false injections."""
     plain = summary(DEFAULT)
     keyed = summary(DEFAULT, override=KEYED)
-    # measured 59/75, 61/75, 0/68, 274 tokens (benchmarks/README.md, "Sixth round")
-    assert keyed["positives"]["hit1"] >= 59 > plain["positives"]["hit1"]
-    assert keyed["positives"]["recall3"] >= 61 > plain["positives"]["recall3"]
+    # measured 57/75, 59/75, 0/68, 245 tokens (benchmarks/README.md, "Seventh round")
+    assert keyed["positives"]["hit1"] >= 57 > plain["positives"]["hit1"]
+    assert keyed["positives"]["recall3"] >= 59 > plain["positives"]["recall3"]
     assert keyed["negatives"]["false_injections"] <= min(0, plain["negatives"]["false_injections"])
     assert keyed["positives"]["tokens_median"] <= 400
 
@@ -91,6 +93,13 @@ def test_issue_targets() -> None:
     assert pos["recall3_rate"] >= 0.90
     assert neg["false_injection_rate"] <= 0.02
     assert pos["tokens_median"] <= 400
+
+
+@pytest.mark.parametrize("override", [None, KEYED], ids=["plain", "keyed"])
+def test_ranked_search_beats_plain_bm25_by_five_points(override) -> None:
+    # measured 65 vs 54 and 71 vs 65 of 75 (benchmarks/README.md, "Seventh round")
+    ranked, bm25, total = evaluate.search_recall(CASES, eval_settings([]), override=override)
+    assert (ranked - bm25) / total >= 0.05
 
 
 @pytest.mark.parametrize("name", ["it-gestionale", "en-mobile", "global"])

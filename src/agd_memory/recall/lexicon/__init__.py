@@ -84,5 +84,3 @@ def build_map(
 @lru_cache(maxsize=8)
 def builtin_groups() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(g) for g in read_groups(BUILTIN))
-
-
