@@ -10,6 +10,8 @@ included, so a prompt the hook refuses retrieves nothing.
 Metrics per prompt-language bucket: hit@1 (expected id injected first), recall@3
 (expected id among the first three injected), tokens injected (estimated, 4 chars a
 token; 0 when nothing is injected) and, over negative runs, false injections.
+`search_recall` measures ranked search (no gates) on the same positives: recall@5 side by
+side with a textbook BM25 over the same entries.
 """
 
 from __future__ import annotations
