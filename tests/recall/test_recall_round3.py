@@ -107,7 +107,7 @@ def test_cooccurrence_credits_the_prompt_word_but_never_anchors(make_settings) -
     word = norm("zamboni")
     prompt = Prompt.build([word], index.analyzer, fuzzy=False)
     before = score_all_bm25(index, prompt)
-    after = cooccurrence_matches(before, index, prompt, index.analyzer, False)
+    after = cooccurrence_matches(before, index, prompt, index.analyzer)
     by_id = {m.doc.id: m for m in after}
     assert "ice-schedule" not in {m.doc.id for m in before}
     assert word in by_id["ice-schedule"].covered

@@ -38,7 +38,7 @@ class Analyzer:
     """
 
     __slots__ = (
-        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "stem", "_norm", "_keys",
+        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "_norm", "_keys",
         "signature", "_concept_keys",
     )  # fmt: skip
 
@@ -56,7 +56,6 @@ class Analyzer:
         self.tokenizer = Tokenizer(improved="tokens" in features)
         self.stemming = "stem" in features
         self.dates = "dates" in features
-        self.stem: Callable[[str], str] = cognates.stem
         self.key: Callable[[str], str | None] = (
             cognates.improved_key if "cognates" in features else cognates.reference_key
         )
@@ -73,7 +72,7 @@ class Analyzer:
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
         if groups:
-            stem = self.stem if self.stemming else None
+            stem = cognates.stem if self.stemming else None
             self.synonyms = lexicon.build_map(groups, self._words, stem)
 
     def _words(self, text: str) -> list[str]:
@@ -84,7 +83,7 @@ class Analyzer:
         has one (the whole word first), else its stem."""
         done = self._norm.get(word)
         if done is None:
-            stemmed = self.stem(word) if self.stemming else word
+            stemmed = cognates.stem(word) if self.stemming else word
             if self.synonyms:
                 done = self.synonyms.get(word) or self.synonyms.get(stemmed) or stemmed
             else:

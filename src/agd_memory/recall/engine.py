@@ -19,7 +19,7 @@ from . import lexicon, policy, render
 from .analyzer import Analyzer
 from .cache import code_stamp, file_key, read_cached, write_cached
 from .index import Index, Part, is_memory, is_superseded
-from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25_one, score_doc
+from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25, score_doc
 from .text import BUILTIN_LANGS, stopwords
 
 DEFAULT_LANGS = ("en",)
@@ -335,7 +335,7 @@ def recall(
     built = Prompt.build(words, analyzer, fuzzy=fuzzy)
     matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
     if "cooc" in feats and "bm25" in feats:
-        matches = cooccurrence_matches(matches, index, built, analyzer, fuzzy)
+        matches = cooccurrence_matches(matches, index, built, analyzer)
     if "entries-only" in feats:
         matches = [m for m in matches if m.doc.memory]
     if "inherit" in feats and matches:
@@ -434,7 +434,7 @@ def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
 
 
 def cooccurrence_matches(
-    matches: list[Match], index: Index, prompt: Prompt, analyzer: Analyzer, fuzzy: bool
+    matches: list[Match], index: Index, prompt: Prompt, analyzer: Analyzer
 ) -> list[Match]:
     """A block that lacks a rare prompt word but has the words that usually come with
     it is credited with that word, at COOC_WEIGHT of the score: for the gates the prompt
@@ -448,7 +448,7 @@ def cooccurrence_matches(
     fresh: list[tuple[float, int, Match]] = []
     for i in index.candidates(extra.words, ()):
         doc = index.doc(i)
-        e = score_bm25_one(index, doc, extra)  # no cognates: cheap
+        e = score_bm25(doc, extra, index)  # no cognates: cheap
         if e.score <= 0:
             continue
         k = by_doc.get(doc.at)
@@ -459,7 +459,7 @@ def cooccurrence_matches(
     # blocks the prompt itself did not reach: only the best few are scored in full (the
     # prompt's cognate keys make that the costly part on a large memory)
     for _, _, e in sorted(fresh)[:COOC_MAX_NEW]:
-        out.append(_credit(score_bm25_one(index, e.doc, prompt), e, terms))
+        out.append(_credit(score_bm25(e.doc, prompt, index), e, terms))
     return out
 
 
@@ -487,9 +487,7 @@ def inherit_superseded(
             continue
         k = by_doc.get(doc.at)
         if k is None:
-            new = (
-                score_bm25_one(index, doc, prompt) if bm25 else score_doc(doc, prompt, index.weight)
-            )
+            new = score_bm25(doc, prompt, index) if bm25 else score_doc(doc, prompt, index.weight)
             out.append(new)
             k = by_doc[doc.at] = len(out) - 1
         new = out[k]

@@ -36,7 +36,7 @@ __all__ = [
     "recency_key",
     "score_all",
     "score_all_bm25",
-    "score_bm25_one",
+    "score_bm25",
     "score_doc",
     "score_entries",
 ]
@@ -270,8 +270,3 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
 
 def score_all_bm25(index: Index, prompt: Prompt) -> list[Match]:
     return [score_bm25(index.doc(i), prompt, index) for i in candidates(index, prompt)]
-
-
-def score_bm25_one(index: Index, doc: Doc, prompt: Prompt) -> Match:
-    """BM25F for one block outside the candidate list (see `engine.inherit_superseded`)."""
-    return score_bm25(doc, prompt, index)

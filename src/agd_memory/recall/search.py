@@ -79,9 +79,7 @@ def search(
     scored = []
     matches = score_all_bm25(index, prompt)
     if "cooc" in feats:  # the same co-occurrence credit as recall (engine.cooccurrence_matches)
-        matches = engine.cooccurrence_matches(
-            matches, index, prompt, analyzer, not settings.recall_no_fuzzy
-        )
+        matches = engine.cooccurrence_matches(matches, index, prompt, analyzer)
     for m in matches:
         doc = m.doc
         if m.score <= 0 or not doc.memory or not _kind_matches(doc.kind, kind):
