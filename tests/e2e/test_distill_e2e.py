@@ -69,9 +69,16 @@ def run_session(
 
 
 def find_runs(home: Path) -> list[dict]:
+    """Every run logged under `home`: Claude Code picks the plugin's data folder, so search.
+
+    `os.walk` rather than `Path.rglob`: the CLI creates and removes lock files under `home`
+    while we look, and a folder that vanishes mid-walk must be skipped, not raise.
+    """
     runs = []
-    for path in home.rglob("distill/runs.jsonl"):
-        runs += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for folder, _dirs, files in os.walk(home):
+        if os.path.basename(folder) == "distill" and "runs.jsonl" in files:
+            text = Path(folder, "runs.jsonl").read_text()
+            runs += [json.loads(line) for line in text.splitlines() if line.strip()]
     return runs
 
 
