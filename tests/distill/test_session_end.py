@@ -35,7 +35,7 @@ DECISION = {
 }
 
 
-def end_session(env, transcript: Path, cwd: Path, session_id: str = "s-1") -> float:
+def end_session(env, transcript: Path, cwd: Path, session_id: str = "s-1") -> None:
     payload = {
         "session_id": session_id,
         "transcript_path": str(transcript),
@@ -43,9 +43,7 @@ def end_session(env, transcript: Path, cwd: Path, session_id: str = "s-1") -> fl
         "hook_event_name": "SessionEnd",
         "reason": "prompt_input_exit",
     }
-    start = time.perf_counter()
     hook.session_end(payload, env.settings())
-    return time.perf_counter() - start
 
 
 def runs(env) -> list[dict]:
@@ -66,8 +64,7 @@ def test_a_session_with_edits_is_distilled_into_the_memory_file(env, fake_claude
     fake_claude.script({"proposals": [DECISION]})
     cwd = env.project("app")
     t = write_transcript(env.root / "t" / "s1.jsonl", edit_session())
-    elapsed = end_session(env, t, cwd)
-    assert elapsed < 1.0
+    end_session(env, t, cwd)
     (run,) = wait_runs(env, 1)
     assert run["outcome"] == "saved", run
     assert run["saved"] == [{"id": "queue-db", "action": "added", "layer": "project"}]
@@ -317,7 +314,8 @@ def test_a_missing_transcript_starts_nothing(env, fake_claude) -> None:
 
 
 def test_the_hook_command_exits_at_once_while_the_worker_runs_on(env, fake_claude) -> None:
-    """`agd-memory hook session-end` (what hooks.json runs): payload on stdin, exit well under 1 s."""
+    """`agd-memory hook session-end` (what hooks.json runs): payload on stdin, and it returns
+    while the 3 s model call is still running (no run recorded yet), which is then saved."""
     import subprocess
     import sys
 
@@ -334,7 +332,6 @@ def test_the_hook_command_exits_at_once_while_the_worker_runs_on(env, fake_claud
         }
     )
     bin_path = Path(__file__).resolve().parents[2] / "bin" / "agd-memory"
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(bin_path), "hook", "session-end"],
         input=payload,
@@ -342,9 +339,7 @@ def test_the_hook_command_exits_at_once_while_the_worker_runs_on(env, fake_claud
         text=True,
         timeout=10,
     )
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    assert elapsed < 1.5, elapsed
     assert runs(env) == [], "the model call is still running in the detached worker"
     (run,) = wait_runs(env, 1)
     assert run["session_id"] == "s-cli" and run["outcome"] == "saved"
