@@ -122,6 +122,14 @@ def in_viewport(page, locator) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 60) <= height
 
 
+def scrolled_into_view(page, locator, within_s: float = 5.0) -> bool:
+    """Whether `locator` comes into view within `within_s` (a loaded machine paints late)."""
+    start = time.monotonic()
+    while not in_viewport(page, locator) and time.monotonic() - start < within_s:
+        page.wait_for_timeout(50)
+    return in_viewport(page, locator)
+
+
 # -- read view ----------------------------------------------------------------------
 
 
@@ -169,10 +177,10 @@ def test_expanding_renders_markdown_and_refs_navigate(open_page, home: Home):
     tests.locator(".md a.ref-link").click()
     target = row(page, "project:decision-invoices")
     assert "open" in target.get_attribute("class")
-    assert in_viewport(page, target)
+    assert scrolled_into_view(page, target)
     assert "#no-such-block" in target.locator(".ref-link.missing").text_content()
     target.locator(".detail-side a.ref-link", has_text="#user-lena").click()
-    assert in_viewport(page, row(page, "project:user-lena"))
+    assert scrolled_into_view(page, row(page, "project:user-lena"))
 
 
 def test_expand_all_and_collapse_all(open_page, home: Home):
@@ -236,8 +244,7 @@ def test_search_finds_by_body_word_and_enter_scrolls(open_page, home: Home):
     page.keyboard.press("Enter")
     assert page.locator("#palette").is_hidden()
     assert "open" in target.get_attribute("class")
-    page.wait_for_timeout(100)
-    assert in_viewport(page, target)
+    assert scrolled_into_view(page, target)
 
 
 def test_search_matches_a_blocks_search_keys(open_page, home: Home):
@@ -390,10 +397,7 @@ def test_deep_link_to_a_block(open_page, home: Home):
     page, _ = open_page(home, path="/?project=-work-harbor#project%3Acredit-notes")
     target = row(page, "project:credit-notes")
     assert "open" in target.get_attribute("class")
-    start = time.monotonic()
-    while not in_viewport(page, target) and time.monotonic() - start < 2:
-        page.wait_for_timeout(50)
-    assert in_viewport(page, target)
+    assert scrolled_into_view(page, target)
 
 
 def test_show_in_graph_and_search_over_the_graph(open_page, home: Home):
@@ -414,7 +418,7 @@ def test_show_in_graph_and_search_over_the_graph(open_page, home: Home):
     assert selected == ["project:decision-invoices"]
     pane.get_by_role("button", name="Open in read view").click()
     assert page.locator("#read-view").is_visible()
-    assert in_viewport(page, row(page, "project:decision-invoices"))
+    assert scrolled_into_view(page, row(page, "project:decision-invoices"))
 
 
 def test_page_says_when_the_server_has_stopped(open_page, home: Home, serve):
