@@ -61,6 +61,19 @@ def test_a_secret_in_the_keys_is_refused(mf: store.MemoryFile, secret: str) -> N
         mf.set_keys({"db": [secret]})
 
 
+def test_a_long_secret_in_the_keys_is_named_not_quoted(mf: store.MemoryFile) -> None:
+    # Longer than a key may be: the secret check runs first, so the error never echoes it.
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    for write in (
+        lambda: mf.save("x-project", "db", "We use Postgres.", keys=["db", jwt]),
+        lambda: mf.set_keys({"db": [jwt]}),
+    ):
+        with pytest.raises(SaveRejected, match="looks like a JSON web token") as refused:
+            write()
+        assert jwt[20:40].lower() not in str(refused.value).lower()
+        mf.save("x-project", "db", "We use Postgres.")
+
+
 def test_set_keys_writes_many_entries_and_leaves_the_rest_alone(mf: store.MemoryFile) -> None:
     mf.save("x-project", "db", "We use Postgres.", desc="database")
     mf.save("x-project", "deploy", "scripts/deploy.sh", desc="deploy")

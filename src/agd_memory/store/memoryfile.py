@@ -225,13 +225,14 @@ class MemoryFile:
         new_status = rules.check_status(status, where)
         given_refs = rules.id_list(refs, "refs", where)
         given_sup = rules.id_list(supersedes, "supersedes", where)
-        new_keys = None if keys is None else rules.normalize_keys(keys, where)
-        if not allow_secrets:  # keys as given: a lowercased token no longer looks like one
-            given = rules.keys_as_given(keys) if keys is not None else ""
-            rules.check_secrets(body, " ".join(filter(None, (new_desc, given))), where)
+        if not allow_secrets:
+            rules.check_secrets(body, new_desc, where)
+        new_keys = (
+            None if keys is None else rules.normalize_keys(keys, where, allow_secrets=allow_secrets)
+        )
         today = rules.today(self.settings)
 
-        def change(doc: Document) -> tuple[SaveResult, list[Block]]:
+        def change(doc: Document) -> SaveResult:
             index = doc.index()
             old_pos = index.get(block_id)
             old = doc.blocks[old_pos] if old_pos is not None else None
@@ -313,7 +314,6 @@ class MemoryFile:
         self,
         keys: Mapping[str, Iterable[str] | str],
         *,
-        allow_secrets: bool = False,
         only_missing: bool = False,
     ) -> tuple[str, ...]:
         """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
@@ -326,8 +326,6 @@ class MemoryFile:
         for block_id, value in keys.items():
             where = f"#{block_id} in {self.path}"
             wanted[block_id] = rules.normalize_keys(value, where)
-            if not allow_secrets:
-                rules.check_secrets("", rules.keys_as_given(value), where)
 
         def change(doc: Document) -> tuple[str, ...]:
             done = []
@@ -339,7 +337,7 @@ class MemoryFile:
                 attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
                 if wanted[b.id]:
                     attrs["keys"] = wanted[b.id]
-                if attrs == dict(b.attrs):
+                if attrs == b.attrs:
                     continue
                 doc.blocks[pos] = Block(b.kind, b.content_type, b.value, attrs, b.id)
                 done.append(b.id)

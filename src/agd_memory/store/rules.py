@@ -88,17 +88,19 @@ MAX_KEYS = 24
 MAX_KEY_CHARS = 48
 
 
-def normalize_keys(keys: Iterable[str] | str, where: str) -> str:
+def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool = False) -> str:
     """Search keys as stored: `keys="a, b c, d"`: lowercase, one line each, no empty
     or repeated key, at most `MAX_KEYS`; `""` or `[]` gives "" (clear). A key cannot
-    hold a comma (it separates keys) and is at most `MAX_KEY_CHARS` long."""
+    hold a comma (it separates keys) and is at most `MAX_KEY_CHARS` long. Secrets are
+    looked for first, in the keys as given: lowercasing hides the shape of many tokens,
+    and a rejected key is quoted in the error."""
     items = keys.split(",") if isinstance(keys, str) else list(keys)
+    if not all(isinstance(raw, str) for raw in items):
+        raise SaveRejected(f"save rejected: the keys of {where} must be text. Nothing was written.")
+    if not allow_secrets:
+        check_secrets("", ", ".join(items), where)
     out: list[str] = []
     for raw in items:
-        if not isinstance(raw, str):
-            raise SaveRejected(
-                f"save rejected: the keys of {where} must be text. Nothing was written."
-            )
         key = " ".join(raw.split()).lower()
         if not key:
             continue
@@ -122,18 +124,9 @@ def normalize_keys(keys: Iterable[str] | str, where: str) -> str:
 
 def check_key(key: object, where: str) -> str:
     """One key as the store writes it ("" when blank), or SaveRejected naming why not
-    (not text, too long, a comma, or a secret: checked as given, since lowercasing hides
-    the shape of many tokens). For writers that drop a bad key instead of failing."""
-    if not isinstance(key, str):
-        raise SaveRejected(f"save rejected: the keys of {where} must be text. Nothing was written.")
-    check_secrets("", key, where)
-    return normalize_keys([key], where)
-
-
-def keys_as_given(keys: Iterable[str] | str) -> str:
-    """The keys as the caller wrote them, one line (for the secret check: lowercasing
-    hides the shape of many tokens)."""
-    return keys if isinstance(keys, str) else ", ".join(str(k) for k in keys)
+    (not text, too long, a comma, or a secret). For writers that drop a bad key instead
+    of failing."""
+    return normalize_keys([key], where)  # type: ignore[list-item]  # checked there
 
 
 def normalize_body(content: str) -> str:
