@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..settings import Settings
+from ..store.rules import MAX_KEY_CHARS, MAX_KEYS
 
 GUARD_ENV = "AGD_DISTILL_GUARD"
 MAX_PROPOSALS = 3
@@ -60,8 +61,8 @@ SCHEMA: dict[str, object] = {
                     "scope": {"type": "string", "enum": ["project", "global"]},
                     "keys": {
                         "type": "array",
-                        "items": {"type": "string", "maxLength": 48},
-                        "maxItems": 20,
+                        "items": {"type": "string", "maxLength": MAX_KEY_CHARS},
+                        "maxItems": MAX_KEYS,
                     },
                 },
             },
@@ -101,7 +102,7 @@ def command(
     system_prompt: str,
     *,
     safe_mode: bool = True,
-    schema: dict[str, object] | None = None,
+    schema: dict[str, object] = SCHEMA,
 ) -> list[str]:
     """The argv of one headless run (the message goes on stdin); `schema` defaults to the
     distiller's SCHEMA."""
@@ -120,7 +121,7 @@ def command(
         "--output-format",
         "json",
         "--json-schema",
-        json.dumps(SCHEMA if schema is None else schema, separators=(",", ":")),
+        json.dumps(schema, separators=(",", ":")),
         "--system-prompt",
         system_prompt,
     ]
@@ -162,13 +163,13 @@ def ask(
     *,
     log: Callable[[str], None],
     sleep: Callable[[float], None] = time.sleep,
-    schema: dict[str, object] | None = None,
-    result_field: str = "proposals",
+    schema: dict[str, object] = SCHEMA,
 ) -> Answer:
     """Run the headless pass, retrying transient failures; raise DistillFailed when it gives up.
 
-    `schema` is the answer's JSON schema (default: the distiller's SCHEMA) and `result_field` the
-    list in it that the Answer carries (default: "proposals")."""
+    `schema` is the answer's JSON schema (default: the distiller's SCHEMA); the Answer carries
+    the list that is its one required field ("proposals" in SCHEMA)."""
+    (result_field,) = schema["required"]  # type: ignore[misc]
     if shutil.which(settings.distill_claude) is None:
         raise DistillFailed(
             f"`{settings.distill_claude}` not found on PATH (set AGD_DISTILL_CLAUDE)",

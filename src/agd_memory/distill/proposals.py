@@ -26,6 +26,7 @@ from agd.lines import is_identifier
 from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
+from ..store.rules import suggest_id, usable_keys
 from .headless import KINDS, MAX_PROPOSALS
 
 DESC_CHARS = 200
@@ -91,12 +92,7 @@ def validate(raw: object) -> Proposal:
     raw_id = str(raw.get("id") or "").strip().lstrip("#")
     if not raw_id:
         raise UserError("a proposal has no id")
-    if is_identifier(raw_id):
-        block_id = raw_id
-    else:
-        from ..store.rules import suggest_id  # the store's rule; imported only when needed
-
-        block_id = suggest_id(raw_id)
+    block_id = raw_id if is_identifier(raw_id) else suggest_id(raw_id)
     if block_id != raw_id:
         notes.append(f"id `{raw_id}` became `{block_id}`")
     if len(block_id) > 64:
@@ -139,7 +135,14 @@ def validate(raw: object) -> Proposal:
     found = [f.kind for f in secrets.find(desc)] + [f.kind for f in secrets.find(body)]
     if found:
         desc, body = secrets.redact(desc), secrets.redact(body)
-    keys = _keys(raw.get("keys"), notes)
+    given = raw.get("keys")
+    items = given.split(",") if isinstance(given, str) else given if isinstance(given, list) else []
+    # a comma inside an item separates keys
+    keys, dropped = usable_keys(
+        [part for item in items for part in str(item).split(",")], "the proposal"
+    )
+    # no text in the note: the key may be a secret
+    notes += ["a key dropped (too long or secret-looking)"] * len(dropped)
     return Proposal(
         kind,
         block_id,
@@ -150,28 +153,8 @@ def validate(raw: object) -> Proposal:
         scope,
         tuple(dict.fromkeys(found)),
         tuple(notes),
-        keys,
+        tuple(keys),
     )
-
-
-def _keys(raw: object, notes: list[str]) -> tuple[str, ...]:
-    """The proposal's search keys (a comma inside an item separates keys), each checked
-    with the store's rules; a bad key is dropped rather than failing the proposal."""
-    from ..store.rules import MAX_KEYS, check_key
-
-    items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
-    keys: list[str] = []
-    for item in items:
-        for part in str(item).split(","):
-            try:
-                key = check_key(part, "the proposal")
-            except UserError:
-                # no text in the note: the key may be a secret
-                notes.append("a key dropped (too long or secret-looking)")
-                continue
-            if key and key not in keys:
-                keys.append(key)
-    return tuple(keys[:MAX_KEYS])
 
 
 def words(text: str) -> frozenset[str]:

@@ -220,15 +220,10 @@ def clean_answer(
             raw = raw.split(",")
         if not isinstance(raw, list):
             continue
+        keys, dropped = rules.usable_keys(raw, where(block_id))
+        notes += [f"#{block_id}: key dropped: {why}" for why in dropped]
         keep = gathered.setdefault(block_id, [])
-        for key in raw:
-            try:
-                one = rules.check_key(key, where(block_id))
-            except UserError as exc:
-                notes.append(f"#{block_id}: key dropped: {exc}")
-                continue
-            if one and one not in keep:
-                keep.append(one)
+        keep += [key for key in keys if key not in keep]
     out = {}
     for block_id, keys in gathered.items():
         if not keys:
@@ -399,7 +394,6 @@ def ask_batch(
         message(batch),
         log=log,
         schema=SCHEMA,
-        result_field=RESULT_FIELD,
     )
     found, notes = clean_answer(answer.proposals, {e.id for e in batch}, _where(t.mf.path))
     t.found.update(found)

@@ -122,11 +122,22 @@ def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool
     return joined
 
 
-def check_key(key: object, where: str) -> str:
-    """One key as the store writes it ("" when blank), or SaveRejected naming why not
-    (not text, too long, a comma, or a secret). For writers that drop a bad key instead
-    of failing."""
-    return normalize_keys([key], where)  # type: ignore[list-item]  # checked there
+def usable_keys(candidates: Iterable[object], where: str) -> tuple[list[str], list[str]]:
+    """Each candidate checked alone and written as the store writes it, without blanks or
+    repeats, at most `MAX_KEYS`; and why each dropped one was dropped (not text, too long,
+    a comma, or a secret, which is named, not quoted). For writers that drop a bad key
+    instead of failing."""
+    keys: list[str] = []
+    dropped: list[str] = []
+    for candidate in candidates:
+        try:
+            key = normalize_keys([candidate], where)  # type: ignore[list-item]  # checked there
+        except SaveRejected as exc:
+            dropped.append(str(exc))
+            continue
+        if key and key not in keys:
+            keys.append(key)
+    return keys[:MAX_KEYS], dropped
 
 
 def normalize_body(content: str) -> str:
