@@ -15,6 +15,14 @@ class SaveRejected(UserError):
     """A save was refused before anything was written (bad id, fence line, secret, ...)."""
 
 
+class SecretRejected(SaveRejected):
+    """A save was refused because its text looks like a secret; `found` names what (masked)."""
+
+    def __init__(self, message: str, found: str) -> None:
+        super().__init__(message)
+        self.found = found
+
+
 class BlockNotFound(UserError):
     """A requested block id does not exist in the layers searched."""
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import mcp_text, paths, store
-from .errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
+from .errors import BlockNotFound, MemoryFileError, SaveRejected, SecretRejected, UserError
 from .settings import Settings
 from .toc import list_entries
 
@@ -280,36 +280,26 @@ def save(
     _check_choice("scope", scope, WRITE_SCOPES)
     if status:
         _check_choice("status", status, STATUSES)
-    _refuse_secrets(id, content, " ".join(filter(None, (desc, *(keys or ())))))
     layer = ws.layers().select(scope)[0]
     memory = ws.memory_file(layer)
-    result = memory.save(
-        kind,
-        id.strip(),
-        content,
-        desc=desc,
-        refs=None if refs is None else [r.strip().lstrip("#") for r in refs if r.strip()],
-        status=status,
-        supersedes=None if supersedes is None else [s.strip().lstrip("#") for s in supersedes],
-        keys=None if keys is None else list(keys),
-    )
+    try:
+        result = memory.save(
+            kind,
+            id.strip(),
+            content,
+            desc=desc,
+            refs=None if refs is None else [r.strip().lstrip("#") for r in refs if r.strip()],
+            status=status,
+            supersedes=None if supersedes is None else [s.strip().lstrip("#") for s in supersedes],
+            keys=keys,
+        )
+    except SecretRejected as exc:
+        # The store's message offers `allow_secrets`, which this tool deliberately does not
+        # have: only a person, through the CLI, may override. Speak to the model instead.
+        raise SaveRejected(
+            f"save rejected: #{id.strip().lstrip('#')} holds what looks like {exc.found}. "
+            "Memory is plain text read back into every session: "
+            'save where the secret is kept (e.g. "the deploy token is in the CI secret '
+            'DEPLOY_TOKEN"), never its value. Nothing was written.'
+        ) from None
     return f"{result.message} [{layer.name} layer: {layer.path}]"
-
-
-def _refuse_secrets(block_id: str, content: str, desc: str | None) -> None:
-    """The store's secret check, run first so the refusal speaks to the model.
-
-    The store would refuse too, but its message offers `allow_secrets`, which this
-    tool deliberately does not have: only a person, through the CLI, may override.
-    """
-    from . import secrets
-
-    found = secrets.describe(content, desc)
-    if found is None:
-        return
-    raise SaveRejected(
-        f"save rejected: #{block_id.strip().lstrip('#')} holds what looks like {found}. "
-        "Memory is plain text read back into every session: "
-        'save where the secret is kept (e.g. "the deploy token is in the CI secret DEPLOY_TOKEN"), '
-        "never its value. Nothing was written."
-    )

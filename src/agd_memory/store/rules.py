@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from agd.lines import is_identifier
 
-from ..errors import SaveRejected
+from ..errors import SaveRejected, SecretRejected
 from ..settings import Settings
 
 VALID_STATUS = ("open", "done", "superseded")
@@ -198,10 +198,11 @@ def check_secrets(content: str, desc: str | None, where: str) -> None:
     found = secrets.describe(content, desc)
     if found is None:
         return
-    raise SaveRejected(
+    raise SecretRejected(
         f"save rejected: {where} holds what looks like {found}; remove it, or pass "
         "allow_secrets / --allow-secrets if it is not a "
-        "secret. Nothing was written."
+        "secret. Nothing was written.",
+        found,
     )
 
 
