@@ -48,19 +48,24 @@ def quality(cases: Path, label: str, keyed: Path) -> None:
         f"## eval on {label} (hit@1, recall@3 over positives; false injections over negative runs)"
     )
     rows = [
-        ("reference (langs en,it)", REFERENCE, ["AGD_RECALL_LANGS=en,it"]),
-        ("reference, cognates off", REFERENCE, ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_NO_FUZZY=1"]),
+        ("reference (langs en,it)", REFERENCE, ["AGD_RECALL_LANGS=en,it"], None),
+        (
+            "reference, cognates off",
+            REFERENCE,
+            ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_NO_FUZZY=1"],
+            None,
+        ),
         (
             "reference, anchor-min 1",
             REFERENCE,
             ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_FUZZY_ANCHOR_MIN=1"],
+            None,
         ),
         ("default", DEFAULT, [], None),
         ("default, memories with keys", DEFAULT, [], keyed),
     ]
-    for name, feats, sets, *override in rows:
-        over = override[0] if override else None
-        s = evaluate.run(cases, eval_settings(sets), features=feats, override=over).summary()
+    for name, feats, sets, override in rows:
+        s = evaluate.run(cases, eval_settings(sets), features=feats, override=override).summary()
         p, n = s["positives"], s["negatives"]
         print(
             f"{name:28} hit@1 {p['hit1']}/{p['cases']} ({p['hit1_rate']:.0%})"

@@ -50,7 +50,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
     Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
     Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
-    Variable("AGD_MEMORY_DEBUG", "debug", bool, False, "echo every debug-log line to stderr"),
+    Variable("AGD_MEMORY_DEBUG", "debug", bool, False, "echo every debug-log line to stderr (environment only)"),
     # Table of contents (toc.py)
     Variable("AGD_TOC_TOKEN_BUDGET", "toc_token_budget", int, 2000, "SessionStart table of contents budget, tokens"),
     # Auto-recall (recall/)
@@ -68,7 +68,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_RECALL_NO_FUZZY", "recall_no_fuzzy", bool, False, "turn cross-lingual cognate matching off"),
     Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
     Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
-    Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr"),
+    Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr (environment only)"),
     Variable("AGD_RECALL_LANGS", "recall_langs", list, None, "stopword languages, comma list (default: chosen per prompt)"),
     Variable("AGD_RECALL_STOPWORDS_FILE", "recall_stopwords_file", str, None, "extra stopwords, one per line"),
     Variable("AGD_RECALL_SYNONYMS_FILE", "recall_synonyms_file", str, None, "synonyms file (default .agd-synonyms beside the memory)"),

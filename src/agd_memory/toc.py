@@ -55,20 +55,22 @@ def render(
         if n:
             layers.append(f"{mf.layer} layer: {mf.path} ({n} {'entry' if n == 1 else 'entries'})")  # type: ignore[attr-defined]
     head = [HEADER, "; ".join(layers)]
+    lines: dict[int, str] = {}  # id(entry) -> its line, made once
     if len(entries) <= budget:  # every line costs a token: more entries cannot all fit
-        everything = {id(e): _line(e) for e in entries}
-        text = _assemble(head, entries, set(everything), everything)
+        lines = {id(e): _line(e) for e in entries}
+        text = _assemble(head, entries, set(lines), lines)
         if count(text) <= budget:
             return text
     fixed = count("\n".join(head + [FETCH_LINE, MORE_LINE.format(n=len(entries))]) + "\n")
 
-    lines: dict[int, str] = {}
     kept: set[int] = set()
     used = fixed
     groups_used: set[tuple[str, str]] = set()
     misses = 0
     for e in sorted(entries, key=_priority):
-        line = lines[id(e)] = _line(e)
+        if id(e) not in lines:
+            lines[id(e)] = _line(e)
+        line = lines[id(e)]
         cost = count(line + "\n")
         group = (e.layer, e.kind)
         if group not in groups_used:

@@ -214,7 +214,8 @@ def toc_budget(memories: list[Memory], settings: Settings) -> list[Finding]:
     live = [b for m in memories for b in m.entries if b.attrs.get("status") != "superseded"]
     if not live:
         return []
-    tokens, label = _toc_tokens(memories, settings)
+    tokens = _toc_tokens(memories, settings)
+    label = " (estimated as SessionStart counts them)"
     if tokens <= budget:
         return [
             Finding(
@@ -234,14 +235,14 @@ def toc_budget(memories: list[Memory], settings: Settings) -> list[Finding]:
     ]
 
 
-def _toc_tokens(memories: list[Memory], settings: Settings) -> tuple[int, str]:
+def _toc_tokens(memories: list[Memory], settings: Settings) -> int:
     """Tokens of the whole TOC, rendered and counted as SessionStart renders and counts it
     (`toc.budget_tokens`, an estimate), so "within the budget" means SessionStart lists all."""
     from .. import store, toc
 
     files = [store.MemoryFile(m.path, layer=m.layer, settings=settings) for m in memories]
     text = toc.render(files, settings.replace(toc_token_budget=10**9))
-    return toc.budget_tokens(text), " (estimated as SessionStart counts them)"
+    return toc.budget_tokens(text)
 
 
 _WORD = re.compile(r"\w{3,}")

@@ -284,7 +284,7 @@ def ranking_of(settings: Any) -> policy.Ranking:
     )
 
 
-def gates_of(settings: Any, features: frozenset[str] = frozenset()) -> policy.Gates:
+def gates_of(settings: Any, features: frozenset[str]) -> policy.Gates:
     return policy.Gates(
         disabled=bool(settings.recall_disabled),
         max_prompt_chars=int(settings.recall_max_prompt_chars),

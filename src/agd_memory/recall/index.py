@@ -240,9 +240,7 @@ class Doc:
         "_key_of",
     )
 
-    def __init__(
-        self, part: Part, i: int, key_of: Callable[[str], str | None], at: int = 0
-    ) -> None:
+    def __init__(self, part: Part, i: int, key_of: Callable[[str], str | None], at: int) -> None:
         rec = part.record(i)
         self.part = part
         self.i = i
