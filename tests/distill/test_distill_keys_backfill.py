@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from distill_records import edit_session, trivial_session, write_transcript
@@ -24,23 +23,6 @@ OLDER = [
     ("x-user", "user-priya", "Priya leads mobile", "She signs off every store release."),
     ("x-project", "ci-matrix", "CI runs iOS and Android", "GitHub Actions matrix on push."),
 ]
-
-
-def keys_answer(call_ids: list[str]) -> dict:
-    """A fake claude response to the keys schema, one key set per id."""
-    entries = [{"id": i, "keys": [f"{i} term", "shared word"]} for i in call_ids]
-    return {
-        "result": {
-            "type": "result",
-            "subtype": "success",
-            "is_error": False,
-            "structured_output": {"entries": entries},
-        }
-    }
-
-
-def sent_ids(call: dict) -> list[str]:
-    return re.findall(r'<entry id="([^"]+)"', call["stdin"])
 
 
 @pytest.fixture
@@ -64,9 +46,9 @@ def unkeyed(mf) -> list[str]:
     ]
 
 
-def distil(cwd, env, session: str = "s") -> str:
+def distil(cwd, env, session: str = "s") -> int:
     t = write_transcript(env.root / f"{session}.jsonl", edit_session())
-    return str(main(["distill", str(t), "--cwd", str(cwd)]))
+    return main(["distill", str(t), "--cwd", str(cwd)])
 
 
 def test_older_entries_without_keys_get_them_after_a_distilled_session(
@@ -76,14 +58,16 @@ def test_older_entries_without_keys_get_them_after_a_distilled_session(
     before = {e.id: e for e in mf.entries()}
     unkeyed_before = unkeyed(mf)
     assert sorted(unkeyed_before) == ["ci-matrix", "money-decimal", "new-way", "user-priya"]
-    fake_claude.script({"proposals": [DECISION]}, keys_answer(["money-decimal", "user-priya"]))
-    assert distil(cwd, env) == "0"
+    fake_claude.script(
+        {"proposals": [DECISION]}, fake_claude.keys_answer(["money-decimal", "user-priya"])
+    )
+    assert distil(cwd, env) == 0
     out = capsys.readouterr().out
     assert "saved: 1 proposed, 1 saved; search keys given to 2 older entries" in out
     distill_call, keys_call = fake_claude.calls()
     assert "<memory-toc>" in distill_call["stdin"]
     # the new entry (keyed by the distiller), keyed and superseded entries are not sent
-    assert sent_ids(keys_call) == [i for i in before if i in unkeyed_before]
+    assert fake_claude.sent_ids()[1] == [i for i in before if i in unkeyed_before]
     schema = json.loads(keys_call["argv"][keys_call["argv"].index("--json-schema") + 1])
     assert "entries" in schema["properties"]
     after = {e.id: e for e in mf.entries()}
@@ -105,15 +89,15 @@ def test_the_number_per_session_is_bounded_and_zero_turns_it_off(
     # the fake answers call N with response N, whichever session makes it
     fake_claude.script(
         {"proposals": [DECISION]},
-        keys_answer(first),
+        fake_claude.keys_answer(first),
         {"proposals": []},
-        keys_answer(second),
+        fake_claude.keys_answer(second),
         {"proposals": []},
     )
     distil(cwd, env)
-    assert sent_ids(fake_claude.calls()[1]) == first
+    assert fake_claude.sent_ids()[1] == first
     distil(cwd, env, "s2")  # the next session picks up where this one stopped
-    assert sent_ids(fake_claude.calls()[3]) == second
+    assert fake_claude.sent_ids()[3] == second
     assert all("keys" in e.attrs for e in mf.entries() if e.is_memory and e.id != "old-way")
     monkeypatch.setenv("AGD_DISTILL_KEYS_PER_SESSION", "0")
     mf.save("x-project", "fresh", "No keys yet.", desc="a fresh fact")
@@ -128,10 +112,9 @@ def test_the_global_layer_comes_after_the_project(env, fake_claude, project) -> 
     store.MemoryFile(global_path, layer="global", settings=settings).save(
         "x-user", "user-fish", "Uses fish.", desc="fish shell"
     )
-    fake_claude.script({"proposals": [DECISION]}, keys_answer([]))
+    fake_claude.script({"proposals": [DECISION]}, fake_claude.keys_answer([]))
     distil(cwd, env)
-    calls = fake_claude.calls()
-    assert [sent_ids(c) for c in calls[1:]] == [unkeyed(mf), ["user-fish"]]
+    assert fake_claude.sent_ids()[1:] == [unkeyed(mf), ["user-fish"]]
 
 
 def test_no_backfill_for_a_session_gated_out_or_a_failed_distil(
@@ -153,7 +136,7 @@ def test_a_failed_keys_run_leaves_the_distilled_session_saved(
     cwd, mf = project
     monkeypatch.setenv("AGD_DISTILL_RETRIES", "1")
     fake_claude.script({"proposals": [DECISION]}, {"exit": 1, "stderr": "API Error: 500"})
-    assert distil(cwd, env) == "0"
+    assert distil(cwd, env) == 0
     assert "saved: 1 proposed, 1 saved" in capsys.readouterr().out
     entries = {e.id: e for e in mf.entries()}
     assert "queue-db" in entries and "keys" not in entries["money-decimal"].attrs

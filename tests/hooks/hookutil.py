@@ -11,10 +11,19 @@ from typing import Any
 
 import pytest
 
+from agd_memory import paths
+from agd_memory.settings import Settings
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).with_name("fixtures")
 LAUNCHER = REPO / "bin" / "agd-memory"
 RUNNER = REPO / "hooks" / "run"
+
+PROJECT_MEMORY = (FIXTURES / "project-memory.agd").read_text(encoding="utf-8")
+"""Three entries under two sections; the e2e tests use the same file."""
+
+STORED_FACT = "Which port does pgbouncer use for the staging Postgres database?"
+"""A prompt recall answers with #project-staging-pgbouncer of PROJECT_MEMORY."""
 
 
 def load_payload(name: str, **changes: Any) -> dict[str, Any]:
@@ -22,6 +31,19 @@ def load_payload(name: str, **changes: Any) -> dict[str, Any]:
     data = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     data.update(changes)
     return data
+
+
+def layers(env: dict[str, str], project: Path) -> paths.Layers:
+    return paths.resolve(Settings.load(env), cwd=str(project))
+
+
+def write_layer(env: dict[str, str], project: Path, text: str, layer: str = "project") -> Path:
+    """Write `text` as the project (or global) memory file `env` resolves for `project`."""
+    found = layers(env, project)
+    path = found.project.path if layer == "project" else found.global_.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def debug_log(env: dict[str, str]) -> str:

@@ -13,23 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from hookutil import LAUNCHER, load_payload
-
-from agd_memory import paths
-from agd_memory.settings import Settings
-
-MEMORY = """\
-@meta format=agd version=1 [#meta]
-
-@h1 Project memory [#root]
-
-@x-project desc="staging Postgres sits behind pgbouncer on port 6432" created="2026-10-02" [#project-staging-pgbouncer]
-~~~
-The staging Postgres database is reached through pgbouncer on port 6432, never directly on 5432.
-~~~
-"""
-
-PROMPT = "Which port does pgbouncer use for the staging Postgres database?"
+from hookutil import LAUNCHER, PROJECT_MEMORY, STORED_FACT, load_payload, write_layer
 
 # Runs the launcher as hooks/run does (`-S`), then prints the imported module names on
 # stderr's last line (stdout is the hook's JSON).
@@ -70,13 +54,11 @@ def imported_by(event: str, payload: dict, env: dict[str, str]) -> tuple[str, se
     ("event", "payload_name", "extra"),
     [
         ("session-start", "session-start-startup", {}),
-        ("prompt", "prompt-english", {"prompt": PROMPT}),
+        ("prompt", "prompt-english", {"prompt": STORED_FACT}),
     ],
 )
 def test_warm_hook_imports_nothing_heavy(project, hook_env, event, payload_name, extra) -> None:
-    path = paths.resolve(Settings.load(hook_env), cwd=str(project)).project.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(MEMORY, encoding="utf-8")
+    write_layer(hook_env, project, PROJECT_MEMORY)
     payload = load_payload(payload_name, cwd=str(project), **extra)
     imported_by(event, payload, hook_env)  # cold: parses and writes the caches
     out, modules = imported_by(event, payload, hook_env)

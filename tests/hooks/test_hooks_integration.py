@@ -14,13 +14,21 @@ import time
 from pathlib import Path
 
 import pytest
-from hookutil import FIXTURES, LAUNCHER, REPO, RUNNER, context_of, debug_log, load_payload, run_hook
+from hookutil import (
+    LAUNCHER,
+    PROJECT_MEMORY,
+    REPO,
+    RUNNER,
+    STORED_FACT,
+    context_of,
+    debug_log,
+    layers,
+    load_payload,
+    run_hook,
+    write_layer,
+)
 
-from agd_memory import paths
 from agd_memory.settings import Settings
-
-PROJECT_MEMORY = (FIXTURES / "project-memory.agd").read_text(encoding="utf-8")
-"""Three entries under two sections; the e2e tests use the same file."""
 
 GLOBAL_MEMORY = """\
 @meta format=agd version=1 [#meta]
@@ -33,20 +41,7 @@ Marco prefers explanations in Italian and code comments in English.
 ~~~
 """
 
-STORED_FACT = "Which port does pgbouncer use for the staging Postgres database?"
 NOTHING_STORED = "Write a short poem about autumn leaves falling in the rain"
-
-
-def layers(env: dict[str, str], project: Path) -> paths.Layers:
-    return paths.resolve(Settings.load(env), cwd=str(project))
-
-
-def write_layer(env: dict[str, str], project: Path, text: str, layer: str = "project") -> Path:
-    found = layers(env, project)
-    path = found.project.path if layer == "project" else found.global_.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def start(project: Path, env: dict[str, str], **kw) -> subprocess.CompletedProcess[str]:

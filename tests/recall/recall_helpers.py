@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agd_memory.recall import recall
+from agd_memory.recall.features import DEFAULT
 from agd_memory.store import Entry
 
 
@@ -53,6 +55,19 @@ class ListFile:
 
     def entries(self) -> list[Entry]:
         return list(self._entries)
+
+
+FILLER = [
+    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
+    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+]
+"""Six unrelated entries, `note-0`..`note-5`, mixed in with the entries a test is about."""
+
+
+def ids(prompt: str, entries: list[Entry], settings, features=DEFAULT) -> list[str]:
+    """The ids recall injects for `prompt` from one project file holding `entries`."""
+    r = recall(prompt, [ListFile(entries)], settings, features=features)
+    return [str(c.entry.id) for c in r.chosen]
 
 
 def write_memory(path: Path, blocks: list[str]) -> Path:

@@ -6,45 +6,40 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recall_helpers import ListFile, entry, write_memory
+from recall_helpers import FILLER, ListFile, entry, ids, write_memory
 
 from agd_memory.recall import cognates, evaluate, lexicon, recall
 from agd_memory.recall.analyzer import Analyzer
 from agd_memory.recall.features import DEFAULT
 
-FILLER = [
-    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
-    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
-]
 GUNICORN = entry(
     "opening-hours",
     kind="x-feedback",
     desc="no restarts while the shop is open",
     body="Never restart gunicorn or nginx between 8 and 19; hotfix only after approval.",
 )
-
-
-def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
-    r = recall(prompt, [ListFile([*FILLER, GUNICORN])], settings, features=features)
-    return [str(c.entry.id) for c in r.chosen]
+BLOCKS = [*FILLER, GUNICORN]
 
 
 def test_three_body_words_anchor_a_block(make_settings) -> None:
     prompt = "reload gunicorn and nginx now, hotfix pending"
-    assert ids(prompt, make_settings()) == ["opening-hours"]
+    assert ids(prompt, BLOCKS, make_settings()) == ["opening-hours"]
     # without the rule the block has no id/desc word and is not injected
-    assert ids(prompt, make_settings(), DEFAULT - {"evidence"}) == []
+    assert ids(prompt, BLOCKS, make_settings(), DEFAULT - {"evidence"}) == []
 
 
 def test_two_body_words_are_not_enough_evidence(make_settings) -> None:
-    assert ids("compare gunicorn with nginx performance benchmarks latency", make_settings()) == []
+    assert (
+        ids("compare gunicorn with nginx performance benchmarks latency", BLOCKS, make_settings())
+        == []
+    )
 
 
 def test_one_matched_word_needs_a_larger_share_than_several(make_settings) -> None:
     # one desc word in a three-word prompt: about 28% of the prompt's IDF mass
     one = "printer thermal labels"
-    assert ids(one, make_settings()) == []
-    assert ids(one, make_settings(), DEFAULT - {"coverage-multi"}) == ["note-3"]
+    assert ids(one, BLOCKS, make_settings()) == []
+    assert ids(one, BLOCKS, make_settings(), DEFAULT - {"coverage-multi"}) == ["note-3"]
 
 
 def test_a_stem_two_groups_share_maps_to_neither() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recall_helpers import ListFile, entry
+from recall_helpers import FILLER, ListFile, entry, ids
 
 from agd_memory.recall import recall
 from agd_memory.recall.features import DEFAULT
@@ -23,15 +23,8 @@ BLOCKS = [
     entry(
         "push-setup", desc="push notifications through FCM", body="Tokens are stored per device."
     ),
-] + [
-    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
-    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+    *FILLER,
 ]
-
-
-def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
-    r = recall(prompt, [ListFile(BLOCKS)], settings, features=features)
-    return [str(c.entry.id) for c in r.chosen]
 
 
 def test_a_where_question_puts_the_reference_entry_first(make_settings) -> None:
@@ -40,22 +33,24 @@ def test_a_where_question_puts_the_reference_entry_first(make_settings) -> None:
         "where are the programming codes for the barcode scanner?",
         "dove sono i codici per programmare lo scanner barcode?",
     ):
-        assert ids(prompt, settings)[:1] == ["ref-scanner-manual"], prompt
-        without = ids(prompt, settings, DEFAULT - {"where-reference"})
+        assert ids(prompt, BLOCKS, settings)[:1] == ["ref-scanner-manual"], prompt
+        without = ids(prompt, BLOCKS, settings, DEFAULT - {"where-reference"})
         assert without[:1] == ["scanner-setup"], prompt
 
 
 def test_other_questions_rank_as_before(make_settings) -> None:
     prompt = "how does the barcode scanner send the programming codes?"
     settings = make_settings()
-    assert ids(prompt, settings) == ids(prompt, settings, DEFAULT - {"where-reference"})
+    assert ids(prompt, BLOCKS, settings) == ids(
+        prompt, BLOCKS, settings, DEFAULT - {"where-reference"}
+    )
 
 
 def test_a_request_for_a_poem_about_a_stored_topic_gets_nothing(make_settings) -> None:
     settings = make_settings()
     r = recall("write a haiku about push notifications", [ListFile(BLOCKS)], settings)
     assert r.skipped == "creative_request" and not r.chosen
-    assert ids("how do we send push notifications?", settings) == ["push-setup"]
+    assert ids("how do we send push notifications?", BLOCKS, settings) == ["push-setup"]
 
 
 def test_a_question_about_the_users_family_gets_nothing(make_settings) -> None:
@@ -63,7 +58,7 @@ def test_a_question_about_the_users_family_gets_nothing(make_settings) -> None:
     prompt = "my son gets push notifications from FCM at night"
     r = recall(prompt, [ListFile(BLOCKS)], settings)
     assert r.skipped == "personal_life" and not r.chosen
-    assert ids(prompt, settings, DEFAULT - {"personal"}) == ["push-setup"]
+    assert ids(prompt, BLOCKS, settings, DEFAULT - {"personal"}) == ["push-setup"]
 
 
 RULES = [
@@ -78,9 +73,7 @@ RULES = [
         desc="migrations: add columns nullable, backfill in a separate job",
         body="Never add a column with a default and a backfill in one migration on appointments.",
     ),
-] + [
-    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
-    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
+    *FILLER,
 ]
 
 

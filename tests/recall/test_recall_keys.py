@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from recall_helpers import block
+
 from agd_memory.recall import engine, recall, search
 from agd_memory.recall.features import DEFAULT
 from agd_memory.recall.scoring import Prompt, score_all_bm25
 
-ROUNDING = (
-    '@x-project desc="IVA arrotondata riga per riga, corretto" '
-    'keys="vat rounding, cent off, tax total, invoice total, centesimi" [#bug-iva]\n'
-    "~~~\nL'IVA si calcola sul totale imponibile per aliquota, non riga per riga.\n~~~\n"
+ROUNDING = block(
+    "bug-iva",
+    "IVA arrotondata riga per riga, corretto",
+    "L'IVA si calcola sul totale imponibile per aliquota, non riga per riga.",
+    keys="vat rounding, cent off, tax total, invoice total, centesimi",
 )
-DEPLOY = (
-    '@x-project desc="deploy con lo script di rilascio" [#deploy]\n'
-    "~~~\nscripts/deploy.sh dopo make check; riavvia gunicorn.\n~~~\n"
+DEPLOY = block(
+    "deploy",
+    "deploy con lo script di rilascio",
+    "scripts/deploy.sh dopo make check; riavvia gunicorn.",
 )
 PROMPT = "a customer says the tax total on an invoice is a cent off"
 
@@ -80,10 +84,11 @@ def test_ranked_search_counts_each_key_word(memory_file, make_settings) -> None:
     assert recall("rounding errors in the yearly report", [mf], make_settings()).chosen == []
 
 
-PHOTOS = (
-    '@x-project desc="photos at 1600 px, JPEG 0.7, before upload" '
-    'keys="ridimensionare foto, compressione immagini, resize photo" [#photo-size]\n'
-    "~~~\nreact-native-image-resizer runs before the upload queue.\n~~~\n"
+PHOTOS = block(
+    "photo-size",
+    "photos at 1600 px, JPEG 0.7, before upload",
+    "react-native-image-resizer runs before the upload queue.",
+    keys="ridimensionare foto, compressione immagini, resize photo",
 )
 
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from recall_helpers import ListFile, entry
+from recall_helpers import FILLER, entry, ids
 
-from agd_memory.recall import recall
 from agd_memory.recall.analyzer import Analyzer
 from agd_memory.recall.engine import prompt_words
 from agd_memory.recall.features import DEFAULT
 from agd_memory.recall.text import builtin_stopwords
 
 BLOCKS = [
-    entry(f"note-{i}", desc=f"topic {w}", body=f"{w} details for the {w} team")
-    for i, w in enumerate(["billing", "search", "mobile", "printer", "invoice", "office"])
-] + [
+    *FILLER,
     entry(
         "backup-nightly",
         desc="nightly database backup with restic",
@@ -25,11 +22,6 @@ BLOCKS = [
         body="Restore the latest snapshot into a scratch database once a month.",
     ),
 ]
-
-
-def ids(prompt: str, settings, features=DEFAULT) -> list[str]:
-    r = recall(prompt, [ListFile(BLOCKS)], settings, features=features)
-    return [str(c.entry.id) for c in r.chosen]
 
 
 def test_every_person_of_the_common_italian_verbs_is_a_stopword() -> None:
@@ -61,7 +53,7 @@ def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
     # "facciamo" is a word no block has: as a content word it takes most of the
     # prompt's information and the block's share falls under the floor
     prompt = "come facciamo i backup?"
-    assert ids(prompt, make_settings())[:1] == ["backup-nightly"]
+    assert ids(prompt, BLOCKS, make_settings())[:1] == ["backup-nightly"]
 
 
 def _index(entries, features=DEFAULT):
