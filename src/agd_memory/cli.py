@@ -27,10 +27,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
     "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
     "config": ("agd_memory.commands.recall:config", "show or change recall settings"),
-    "hook": ("agd_memory.hooks:main", "run a Claude Code hook: session-start, prompt, session-end"),
+    "hook": ("agd_memory.claude.hooks:main", "run a Claude Code hook: session-start, prompt, session-end"),
     "distill": ("agd_memory.distill.cli:main", "distil a transcript, or show recent runs"),
-    "mcp": ("agd_memory.mcp_server:main", "start the MCP server on stdio"),
-    "mcp-config": ("agd_memory.mcp_server:config_main", "print the MCP registration for a client"),
+    "mcp": ("agd_memory.mcp.server:main", "start the MCP server on stdio"),
+    "mcp-config": ("agd_memory.mcp.server:config_main", "print the MCP registration for a client"),
     "view": ("agd_memory.viewer.server:main", "open the local web viewer"),
     "migrate": (
         "agd_memory.maintenance:migrate_main",
@@ -38,7 +38,7 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "merge": ("agd_memory.maintenance:merge_main", "merge one memory file into another"),
     "doctor": ("agd_memory.maintenance:doctor_main", "check memory files and the installation"),
-    "keys": ("agd_memory.maintenance:keys_main", "add search keys to entries (claude -p)"),
+    "keys": ("agd_memory.distill.keys:keys_main", "add search keys to entries (claude -p)"),
 }
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agd_memory.distill import headless
+from agd_memory.claude import headless
 
 PROPOSAL = {
     "kind": "x-project",

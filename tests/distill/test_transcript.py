@@ -10,8 +10,8 @@ from distill_records import edit_session, result, say, tool, trivial_session, us
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agd_memory.distill import transcript
-from agd_memory.distill.transcript import Digest, Turn
+from agd_memory.claude import transcript
+from agd_memory.claude.transcript import Digest, Turn
 
 
 def gate(d: Digest, edits: int = 1, tools: int = 4) -> transcript.Gate:

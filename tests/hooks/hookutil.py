@@ -54,8 +54,8 @@ def debug_log(env: dict[str, str]) -> str:
 def run_main(
     argv: list[str], stdin: bytes | str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> tuple[int, str, str]:
-    """Run `agd_memory.hooks.main` in-process with `stdin`; return (status, stdout, stderr)."""
-    from agd_memory import hooks
+    """Run `agd_memory.claude.hooks.main` in-process with `stdin`; return (status, stdout, stderr)."""
+    from agd_memory.claude import hooks
 
     raw = stdin.encode() if isinstance(stdin, str) else stdin
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))

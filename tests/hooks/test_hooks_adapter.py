@@ -17,7 +17,7 @@ import pytest
 from hookutil import context_of, debug_log, load_payload, run_main
 
 import agd_memory
-from agd_memory import hooks
+from agd_memory.claude import hooks
 from agd_memory.toc import budget_tokens
 
 FILES = ["<project file>", "<global file>"]

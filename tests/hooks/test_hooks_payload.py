@@ -9,7 +9,7 @@ from hookutil import FIXTURES, load_payload
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agd_memory.hooks import HookPayload, normalize, parse_payload
+from agd_memory.claude.hooks import HookPayload, normalize, parse_payload
 
 
 def test_prompt_payload_gives_prompt_and_cwd() -> None:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agd_memory import store
-from agd_memory.maintenance import keys as keys_mod
+from agd_memory.distill import keys as keys_mod
 from agd_memory.settings import Settings
 from agd_memory.store import rules
 

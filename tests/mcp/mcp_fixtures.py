@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 
 import mcp
-from agd_memory.mcp_app import build_server
+from agd_memory.mcp.app import build_server
 from agd_memory.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

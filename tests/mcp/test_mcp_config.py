@@ -12,7 +12,7 @@ import tomllib
 from mcp_fixtures import INIT_LINE, LAUNCHER, ROOT
 
 from agd_memory.cli import main as cli_main
-from agd_memory.mcp_config import CLIENTS
+from agd_memory.mcp.config import CLIENTS
 
 
 def config(capsys, *args: str) -> tuple[str, str]:

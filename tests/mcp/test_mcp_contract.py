@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 import mcp
-from agd_memory.mcp_app import INSTRUCTIONS, SERVER_NAME
+from agd_memory.mcp.app import INSTRUCTIONS, SERVER_NAME
 
 CONTRACT = {
     "agd_memory_toc": (["kind", "status", "since", "scope", "limit", "offset"], []),

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from mcp_fixtures import Memory, call_tools
 
-from agd_memory import mcp_text
-from agd_memory.mcp_tools import requested_ids
+from agd_memory.mcp import text as mcp_text
+from agd_memory.mcp.tools import requested_ids
 
 pytestmark = pytest.mark.property
 

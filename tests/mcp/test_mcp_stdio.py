@@ -14,7 +14,7 @@ import pytest
 from mcp_fixtures import LAUNCHER, ROOT
 
 from agd_memory import paths
-from agd_memory.mcp_app import TOOL_NAMES
+from agd_memory.mcp.app import TOOL_NAMES
 from agd_memory.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -110,8 +110,8 @@ def test_server_exits_cleanly_when_the_client_goes_away(memory, spawn):
 
 STRAY_OUTPUT_SERVER = """
 import os, subprocess, sys
-import agd_memory.mcp_tools as tools
-from agd_memory.mcp_app import build_server
+import agd_memory.mcp.tools as tools
+from agd_memory.mcp.app import build_server
 
 real_toc = tools.toc
 

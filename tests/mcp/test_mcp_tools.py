@@ -468,14 +468,14 @@ def test_save_bad_arguments_are_tool_errors(tool, args, says):
 def test_unexpected_failures_are_one_line_tool_errors_logged_with_traceback(
     tool, memory, monkeypatch
 ):
-    import agd_memory.mcp_tools as tools
+    import agd_memory.mcp.tools as tools
 
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(tools, "toc", boom)
     logged = []
-    monkeypatch.setattr("agd_memory.mcp_app.debuglog.log", logged.append)
+    monkeypatch.setattr("agd_memory.mcp.app.debuglog.log", logged.append)
     r = tool("agd_memory_toc")
     assert r.is_error
     assert "internal error (RuntimeError: disk on fire)" in r.text

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import Settings
-from . import headless, proposals, state, transcript
+from ..claude import headless, transcript
+from . import proposals, state
 from .state import Pending
 
 PROMPT_FILE = Path(__file__).with_name("prompt.md")
@@ -184,7 +185,7 @@ def backfill_keys(
     limit = settings.distill_keys_per_session
     if limit <= 0:
         return 0
-    from ..maintenance import keys
+    from . import keys
 
     try:
         return keys.backfill(layer_files(layers, settings), settings, limit, log, skip=set(skip))

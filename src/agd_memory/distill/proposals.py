@@ -27,7 +27,7 @@ from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
 from ..store.rules import suggest_id, usable_keys
-from .headless import KINDS, MAX_PROPOSALS
+from ..claude.headless import KINDS, MAX_PROPOSALS
 
 DESC_CHARS = 200
 BODY_CHARS = 4000

@@ -1,5 +1,4 @@
-"""Maintenance of memory files: migrations from older versions, merging two memories, doctor,
-search keys for entries written without them.
+"""Maintenance of memory files: migrations from older versions, merging two memories, doctor.
 
 The verbs are imported only when they run, so the CLI's start-up pays for none of
 them (doctor's checks in particular pull in the TOC and secret scanner).
@@ -9,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["migrate_main", "merge_main", "doctor_main", "keys_main"]
+__all__ = ["migrate_main", "merge_main", "doctor_main"]
 
 
 def migrate_main(argv: Sequence[str]) -> int:
@@ -29,12 +28,5 @@ def merge_main(argv: Sequence[str]) -> int:
 def doctor_main(argv: Sequence[str]) -> int:
     """`agd-memory doctor`."""
     from .doctor import doctor_main as run
-
-    return run(argv)
-
-
-def keys_main(argv: Sequence[str]) -> int:
-    """`agd-memory keys [FILE...] [--apply] [--all] [--batch N] [--langs L] [--print-prompt] [--from F]`."""
-    from .keys import keys_main as run
 
     return run(argv)

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 CLIENTS = ("claude", "codex", "gemini", "cursor", "vscode")
 
@@ -38,7 +38,7 @@ PROJECT_VARIABLE = {"cursor": "${workspaceFolder}", "vscode": "${workspaceFolder
 
 def server_command(project: str | None = None) -> list[str]:
     """The argv that starts the server, absolute, from a checkout or an installed package."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     launcher = root / "bin" / "agd-memory-mcp"
     if launcher.is_file():
         argv = [sys.executable, str(launcher)]

@@ -1,6 +1,6 @@
 """Entry points of the MCP server: `agd-memory mcp` and `agd-memory mcp-config`.
 
-`main` starts the stdio server declared in `mcp_app` (the only module that
+`main` starts the stdio server declared in `mcp.app` (the only module that
 imports the SDK); `bin/agd-memory-mcp` calls the same `main`. `config_main`
 prints the registration snippet for other MCP clients and needs no SDK.
 
@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 REQUIREMENT = "mcp>=2,<3"
 """The SDK this server is written for; the same pin as pyproject.toml and bin/agd-memory-mcp."""
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(list(argv or []))
     try:
-        from .mcp_app import build_server
+        from .app import build_server
     except ImportError as exc:
         if not (exc.name or "").startswith(("mcp", "pydantic")):
             raise
@@ -56,6 +56,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def config_main(argv: Sequence[str] | None = None) -> int:
     """`agd-memory mcp-config --client NAME`: print the registration snippet for a client."""
-    from .mcp_config import main as config
+    from .config import main as config
 
     return config(list(argv or []))

@@ -354,8 +354,8 @@ def ask_claude(
 ) -> None:
     """Fill each target's `found` batch by batch; a failed run raises UserError (what
     earlier batches found stays in the targets, for the caller to report or write)."""
-    from ..distill import headless
-    from .progress import Progress
+    from ..claude import headless
+    from ..maintenance.progress import Progress
 
     total = sum(len(batches(t.entries, size)) for t in targets)
     done, cost = 0, 0.0
@@ -386,7 +386,7 @@ def ask_batch(
 ) -> tuple[list[str], float]:
     """One claude call for `batch` (entries of `t`): the keys found go to `t.found`;
     returns the notes on what was dropped and the reported cost. Raises DistillFailed."""
-    from ..distill import headless
+    from ..claude import headless
 
     answer = headless.ask(
         settings,
@@ -413,7 +413,7 @@ def backfill(
     session, so that a memory written before keys gains them without anyone running
     `agd-memory keys`. A failed run or write is logged, not raised; returns how many
     entries got keys."""
-    from ..distill import headless
+    from ..claude import headless
 
     written, left = 0, limit
     for mf in files:

@@ -34,8 +34,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from . import debuglog
-from .settings import Settings
+from .. import debuglog
+from ..settings import Settings
 
 MAX_CONTEXT_CHARS = 9_500
 """Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
@@ -114,7 +114,7 @@ def memory_files(
     With `check=False` only existence is checked: the caller reads each file itself
     and skips one that fails (recall does), so the file is loaded once, not twice.
     """
-    from . import paths
+    from .. import paths
 
     layers = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
     existing = []
@@ -125,7 +125,7 @@ def memory_files(
             debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: not a file")
     if not existing:
         return []  # the common case in a project without memory: skip importing the store
-    from . import store
+    from .. import store
 
     files = []
     for layer in existing:
@@ -152,7 +152,7 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     if not files:
         debuglog.log(f"hook session-start: no memory for {payload.cwd or os.getcwd()}")
         return None
-    from . import toc
+    from .. import toc
 
     text = toc.render(files, settings)
     return text if text and text.strip() else None
@@ -177,7 +177,7 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
     if not files:
         _recall_debug("skip: memory_file_missing")
         return None
-    from . import recall
+    from .. import recall
 
     result = recall.recall(payload.prompt, files, settings)
     if result.skipped:
@@ -190,7 +190,7 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
 
 
 def session_end(payload: HookPayload, settings: Settings) -> str | None:
-    from .distill import hook as distill_hook
+    from ..distill import hook as distill_hook
 
     distill_hook.session_end(dict(payload.raw or {}), settings)
     return None

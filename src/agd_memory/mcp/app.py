@@ -1,10 +1,10 @@
 """The MCP server object: the four tools declared on the official `mcp` SDK (2.x).
 
-This is the only module that imports the SDK (and pydantic); `mcp_server.main`
+This is the only module that imports the SDK (and pydantic); `mcp.server.main`
 imports it when the server starts, so `agd-memory mcp-config` and the rest of
 the package never pay for it. The declarations here are the contract the model
 sees: names, titles, hints, argument docs with examples, the server
-`instructions`. The work is in `mcp_tools`; the layout in `mcp_text`.
+`instructions`. The work is in `mcp.tools`; the layout in `mcp.text`.
 
 The argument types live at module level because the SDK builds each tool's JSON
 schema from its evaluated annotations, and only module globals can be evaluated.
@@ -26,9 +26,11 @@ from pydantic import Field
 
 from agd.errors import AgdError
 
-from . import __version__, debuglog, mcp_text, mcp_tools
-from .errors import UserError
-from .settings import Settings
+from .. import __version__, debuglog
+from ..errors import UserError
+from ..settings import Settings
+from . import text as mcp_text
+from . import tools as mcp_tools
 
 SERVER_NAME = "agd-memory"
 TOOL_NAMES = ("agd_memory_toc", "agd_memory_search", "agd_memory_get", "agd_memory_save")

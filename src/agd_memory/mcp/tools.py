@@ -1,6 +1,6 @@
 """The four MCP tools as plain functions over the store: arguments in, compact text out.
 
-No MCP SDK here: `mcp_server` wraps these functions as tools, and tests and
+No MCP SDK here: `mcp.app` wraps these functions as tools, and tests and
 benchmarks can call them directly. They are thin: the layers come from
 `paths.resolve`, reads from `store`/`toc`, ranking from `recall.search`, and
 writes (with the secret check and lifecycle rules) from `MemoryFile.save`.
@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import mcp_text, paths, store
-from .errors import BlockNotFound, MemoryFileError, SaveRejected, SecretRejected, UserError
-from .settings import Settings
-from .toc import list_entries
+from .. import paths, store
+from ..errors import BlockNotFound, MemoryFileError, SaveRejected, SecretRejected, UserError
+from ..settings import Settings
+from ..toc import list_entries
+from . import text as mcp_text
 
 READ_SCOPES = ("all", "project", "global")
 WRITE_SCOPES = ("project", "global")
@@ -145,7 +146,7 @@ def search(
     _check_range("limit", limit, 1, MAX_SEARCH_LIMIT)
     files = ws.read_files(scope)
     # Imported on first use: the ranking code is only needed when the model searches.
-    from .recall.search import search as ranked_search
+    from ..recall.search import search as ranked_search
 
     hits = ranked_search(
         query, files, ws.settings, kind=_read_kind(kind), limit=limit, ignore_case=ignore_case
