@@ -110,3 +110,12 @@ class UnknownId(IdNotFound):
 
 class MissingDependency(AgdError):
     """An optional package a feature needs is not installed; the message says how to get it."""
+
+
+class UnreadableFile(AgdError):
+    """A file named by the user that cannot be read as input: missing, not regular, too large."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"reading {path}: {reason}")
