@@ -1,0 +1,296 @@
+"""Three-way merge of AGD documents by block id (what git's merge driver runs).
+
+Blocks are matched by id, never by line, so two people adding facts to the same
+section, or editing different facts, never conflict. Per id, with `base` the common
+ancestor:
+
+- added on one side: kept; added on both sides with the same text: kept once; with
+  different texts: both kept, the later one (see below) under the id, the other under
+  a derived id `<id>-<hash>`, reported;
+- deleted on one side, unchanged on the other: deleted; deleted on one side and
+  changed on the other: the changed block is kept (an edit is never lost to a delete);
+- changed on both sides: the later `updated` (else `created`) wins; equal dates are
+  broken by the canonical text, larger wins, so the result does not depend on which
+  side is "ours". For a memory entry (an `x-` kind) the loser stays in the file under
+  a derived id with `status=superseded`, and the winner's `supersedes` lists it, so
+  recall and the TOC skip it but no teammate's fact disappears. Other blocks
+  (headings, `@meta`) keep the winner only; the loser is reported.
+
+Blocks without an id are matched by their text. Order: the blocks both sides hold
+are anchors, each block only one side holds follows the anchor it followed on that
+side, and when both sides put blocks after one anchor the two runs are ordered by
+their ids; a derived block follows the block it was split from. `refs` and
+`supersedes` ids of blocks the merge removed are dropped (and reported). The output
+is canonical AGD and, the tie rule included, the same whichever side is "ours".
+
+A side that does not parse raises `MergeError` (naming the side): the caller must
+not write anything, so git reports a normal conflict instead of a half-merged file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from .errors import AgdError
+from .model import Block, Document
+from .refs import parse_ids
+from .serializer import serialize, serialize_block
+
+__all__ = ["merge", "merge_documents", "MergeResult", "Note", "MergeError"]
+
+EDGE_ATTRS = ("refs", "supersedes")
+
+Key = tuple[str, str, int]
+"""("id", id, 0) for a block with an id; ("text", its canonical text, n) for the n-th
+id-less block with that text."""
+
+
+class MergeError(AgdError):
+    """One side of a merge is not AGD; nothing was merged."""
+
+    def __init__(self, side: str, reason: str) -> None:
+        super().__init__(f"cannot merge: the {side} version does not parse ({reason})")
+        self.side = side
+        self.reason = reason
+
+
+class Note(NamedTuple):
+    """One decision of the merge a person may want to look at."""
+
+    rule: str
+    """`both-added`, `changed-both`, `deleted-changed` or `dropped-ref`."""
+    id: str
+    """The block id the note is about."""
+    detail: str
+    """One line: what was kept and where."""
+
+
+class MergeResult(NamedTuple):
+    text: str
+    """The merged document, canonical AGD."""
+    document: Document
+    notes: tuple[Note, ...]
+    """What needed a rule beyond "take the side that changed", in document order."""
+
+
+def merge(base: str, ours: str, theirs: str) -> MergeResult:
+    """Merge the texts of three versions; `MergeError` when one does not parse."""
+    from .parser import parse
+
+    docs = []
+    for side, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        try:
+            docs.append(parse(text))
+        except AgdError as exc:
+            raise MergeError(side, str(exc)) from None
+    return merge_documents(*docs)
+
+
+def merge_documents(base: Document | None, ours: Document, theirs: Document) -> MergeResult:
+    """Merge parsed versions. `base=None` is a two-way merge (no common ancestor known,
+    as in a file holding conflict markers without a base section): a block on one side
+    only is kept, and an id whose blocks differ counts as changed on both sides."""
+    b = _keyed(base.blocks) if base is not None else None
+    o = _keyed(ours.blocks)
+    t = _keyed(theirs.blocks)
+    held = {**o, **t}
+    taken: set[str] = {k[1] for k in held if k[0] == "id"}
+    kept: dict[Key, Block] = {}
+    derived: dict[Key, Block] = {}
+    notes: list[Note] = []
+    for key in dict.fromkeys([*o, *t]):
+        ob, tb = o.get(key), t.get(key)
+        bb = b.get(key) if b is not None else None
+        block = _pick(key, bb, ob, tb, base is None, notes)
+        if block is not None:
+            kept[key] = block
+            continue
+        if ob is None or tb is None:
+            continue  # deleted
+        winner, loser = _order(ob, tb)
+        superseded = base is None or bb is not None  # else: added on both sides
+        if superseded and not winner.kind.startswith("x-"):
+            kept[key] = winner
+            notes.append(
+                Note("changed-both", key[1], f"#{key[1]} changed on both sides; the later kept")
+            )
+            continue
+        if superseded:
+            loser = loser.copy(attrs=dict(loser.attrs, status="superseded"))
+        loser_id = _derived_id(key[1], loser, taken, held)
+        taken.add(loser_id)
+        if ("id", loser_id, 0) not in held:
+            derived[key] = loser.copy(id=loser_id)  # else an earlier merge already kept it
+        if superseded:
+            kept[key] = _with_edge(winner, "supersedes", loser_id)
+            detail = f"#{key[1]} changed on both sides; the later kept, the other as #{loser_id} (superseded)"
+            notes.append(Note("changed-both", key[1], detail))
+        else:
+            kept[key] = winner
+            detail = f"both sides added #{key[1]} with different texts; one kept as #{loser_id}"
+            notes.append(Note("both-added", key[1], detail))
+    blocks = []
+    for key in _order_keys(list(o), list(t), kept):
+        blocks.append(kept[key])
+        if key in derived:
+            blocks.append(derived[key])
+    blocks = _drop_dangling(blocks, {k[1] for k in (*(b or {}), *o, *t) if k[0] == "id"}, notes)
+    doc = Document(blocks)
+    return MergeResult(serialize(doc), doc, tuple(notes))
+
+
+# -- one id ------------------------------------------------------------------------------
+
+
+def _pick(
+    key: Key,
+    bb: Block | None,
+    ob: Block | None,
+    tb: Block | None,
+    two_way: bool,
+    notes: list[Note],
+) -> Block | None:
+    """The block for `key` when no side has to lose; None when it is deleted or when
+    both sides hold different blocks (the caller orders those)."""
+    if ob is not None and tb is not None:
+        if ob == tb or (bb is not None and tb == bb):
+            return ob
+        return tb if bb is not None and ob == bb else None
+    present = ob if ob is not None else tb
+    if two_way or bb is None:
+        return present  # added on one side
+    if present is None or present == bb:
+        return None  # deleted on one side (or both), unchanged on the other
+    if key[0] == "id":
+        notes.append(
+            Note(
+                "deleted-changed",
+                key[1],
+                f"#{key[1]} deleted on one side, changed on the other: kept",
+            )
+        )
+    return present
+
+
+def _order(a: Block, b: Block) -> tuple[Block, Block]:
+    """(winner, loser): the later `updated` (else `created`), then the larger text."""
+    ka, kb = _rank(a), _rank(b)
+    return (a, b) if ka > kb else (b, a)
+
+
+def _rank(block: Block) -> tuple[str, str]:
+    date = block.attrs.get("updated") or block.attrs.get("created") or ""
+    return (str(date), serialize_block(block))
+
+
+def _derived_id(block_id: str, loser: Block, taken: set[str], blocks: dict[Key, Block]) -> str:
+    """`<id>-<hash of the loser's text>`: the same pair merged in two clones gives the
+    same id, so the clones converge. An id a side already holds is reused when it holds
+    this very block (an earlier merge of the same pair), else lengthened."""
+    bare = loser.copy(id=None)
+    digest = hashlib.sha1(serialize_block(bare).encode("utf-8")).hexdigest()
+    for size in range(6, len(digest) + 1):
+        candidate = f"{block_id}-{digest[:size]}"
+        if candidate not in taken:
+            return candidate
+        held = blocks.get(("id", candidate, 0))
+        if held is not None and held.copy(id=None) == bare:
+            return candidate
+    return f"{block_id}-{digest}-{len(taken)}"
+
+
+def _with_edge(block: Block, attr: str, target: str) -> Block:
+    ids = parse_ids(block.attrs.get(attr)) if attr in block.attrs else []
+    if target in ids:
+        return block
+    return block.copy(attrs=dict(block.attrs, **{attr: _edge_value([*ids, target])}))
+
+
+def _edge_value(ids: Iterable[str]) -> str:
+    return ",".join(f"#{i}" for i in ids)
+
+
+def _drop_dangling(blocks: list[Block], known: set[str], notes: list[Note]) -> list[Block]:
+    """`refs`/`supersedes` ids of blocks some version had and the merge removed are dropped;
+    ids no version ever had are left alone (they were dangling before the merge)."""
+    present = {bl.id for bl in blocks if bl.id is not None}
+    gone = known - present
+    if not gone:
+        return blocks
+    out = []
+    for bl in blocks:
+        attrs = bl.attrs
+        for attr in EDGE_ATTRS:
+            if attr not in attrs:
+                continue
+            ids = parse_ids(attrs[attr])
+            if not gone.intersection(ids):
+                continue
+            attrs = dict(attrs)
+            kept = [i for i in ids if i not in gone]
+            if kept:
+                attrs[attr] = _edge_value(kept)
+            else:
+                del attrs[attr]
+            for i in ids:
+                if i in gone:
+                    notes.append(
+                        Note("dropped-ref", bl.id or "", f"{attr} #{i} removed by the merge")
+                    )
+        out.append(bl if attrs is bl.attrs else bl.copy(attrs=attrs))
+    return out
+
+
+# -- keys and order ----------------------------------------------------------------------
+
+
+def _keyed(blocks: list[Block]) -> dict[Key, Block]:
+    out: dict[Key, Block] = {}
+    seen: dict[str, int] = {}
+    for bl in blocks:
+        if bl.id is not None:
+            out[("id", bl.id, 0)] = bl
+            continue
+        text = serialize_block(bl)
+        n = seen.get(text, 0)
+        seen[text] = n + 1
+        out[("text", text, n)] = bl
+    return out
+
+
+def _order_keys(ours: list[Key], theirs: list[Key], kept: dict[Key, Block]) -> list[Key]:
+    """Both sides' orders woven together (see the module docstring)."""
+    a = [k for k in ours if k in kept]
+    b = [k for k in theirs if k in kept]
+    in_a, in_b = set(a), set(b)
+    anchors_a = [k for k in a if k in in_b]
+    anchors_b = [k for k in b if k in in_a]
+    anchors = min(anchors_a, anchors_b)  # the sides agree unless blocks moved
+    runs_a, runs_b = _runs(a, in_b), _runs(b, in_a)
+    out: list[Key] = []
+    for anchor in (None, *anchors):
+        if anchor is not None:
+            out.append(anchor)
+        out.extend(_weave(runs_a.get(anchor, []), runs_b.get(anchor, [])))
+    return out
+
+
+def _runs(seq: list[Key], shared: set[Key]) -> dict[Key | None, list[Key]]:
+    """Each run of one-side blocks, by the shared block before it (None: at the start)."""
+    runs: dict[Key | None, list[Key]] = {}
+    anchor: Key | None = None
+    for k in seq:
+        if k in shared:
+            anchor = k
+        else:
+            runs.setdefault(anchor, []).append(k)
+    return runs
+
+
+def _weave(a: list[Key], b: list[Key]) -> list[Key]:
+    if not a or not b:
+        return a or b
+    first, second = (a, b) if a <= b else (b, a)
+    return first + second
