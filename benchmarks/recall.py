@@ -193,7 +193,7 @@ def latency(blocks: int, runs: int) -> None:
             )
         colds = []
         for _ in range(3):
-            for f in (Path(tmp) / "data" / "cache").glob("recall-*.idx"):
+            for f in (Path(tmp) / "data" / "cache").glob("recall-*.cache"):
                 f.unlink()
             colds.append(_median_ms(env_cmd, 1)[0])
         print(

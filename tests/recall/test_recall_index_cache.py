@@ -25,7 +25,9 @@ def _fresh() -> None:
 
 
 def cache_files(settings) -> list[Path]:
-    return sorted((Path(settings.data_dir) / "cache").glob("recall-*.idx"))
+    """Recall's own cache files (the store's entry rows aside)."""
+    found = (Path(settings.data_dir) / "cache").glob("*.cache")
+    return sorted(p for p in found if not p.name.startswith("entries-"))
 
 
 def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings) -> None:

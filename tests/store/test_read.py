@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 import agd
+from agd_memory import diskcache as cache
 from agd_memory import store
 from agd_memory.errors import MemoryFileError
-from agd_memory.store import cache, memoryfile
+from agd_memory.store import memoryfile
 
 SAMPLE = """@meta format=agd version=1 [#meta]
 
@@ -135,7 +136,7 @@ def test_a_changed_file_is_reparsed(mf: store.MemoryFile):
 def test_corrupt_or_foreign_cache_is_ignored_and_rebuilt(mf: store.MemoryFile, garbage: bytes):
     _write(mf.path, SAMPLE)
     expected = mf.entries()
-    cache_file = cache.cache_path(mf.cache_dir, cache.file_key(mf.path))
+    cache_file = cache.entries_path(mf.cache_dir, cache.file_key(mf.path))
     assert cache_file.exists()
     cache_file.write_bytes(garbage)
     store.clear_cache()
@@ -148,9 +149,9 @@ def test_cache_of_another_file_version_is_not_used(mf: store.MemoryFile):
     _write(mf.path, SAMPLE)
     mf.entries()
     old_key = cache.file_key(mf.path)
-    old_cache = cache.cache_path(mf.cache_dir, old_key).read_bytes()
+    old_cache = cache.entries_path(mf.cache_dir, old_key).read_bytes()
     _write(mf.path, SAMPLE.replace("Redis.", "Memcached, same size"))
-    cache.cache_path(mf.cache_dir, old_key).write_bytes(old_cache)
+    cache.entries_path(mf.cache_dir, old_key).write_bytes(old_cache)
     store.clear_cache()
     assert mf.entry("cache").body == "Memcached, same size"
 

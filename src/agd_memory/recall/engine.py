@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import debuglog
+from .. import debuglog, diskcache
 from . import features as feature_set
 from . import lexicon, policy, render
 from .analyzer import Analyzer
-from .cache import code_stamp, file_key, read_cached, write_cached
-from .index import Index, Part, is_memory, is_superseded
+from .index import Index, Part, code_stamp, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25, score_doc
 from .text import BUILTIN_LANGS, stopwords
 
@@ -188,12 +187,14 @@ def _load_analyzer(
     (building it costs more than the rest of a prompt on a small memory)."""
     if "concepts" not in features and path is None:
         return Analyzer(features)
-    key = ("synonyms", code_stamp(), sig)
-    cached = read_cached(cache_dir, key)
+    key = (code_stamp(), sig)
+    cached = diskcache.read(cache_dir, "synonyms", sig, key)
     if isinstance(cached, tuple) and len(cached) == 2:
-        return Analyzer(features, path, synonyms_map=cached[0], concept_keys=cached[1])
+        synonyms, concept_keys = cached
+        if isinstance(synonyms, dict) and isinstance(concept_keys, dict):
+            return Analyzer(features, path, synonyms_map=synonyms, concept_keys=concept_keys)
     analyzer = Analyzer(features, path)
-    write_cached(cache_dir, key, (analyzer.synonyms, analyzer.concept_keys()))
+    diskcache.write(cache_dir, "synonyms", sig, key, (analyzer.synonyms, analyzer.concept_keys()))
     return analyzer
 
 
@@ -215,17 +216,17 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
 
     idf_over = recallable if "idf-recallable" in analyzer.features else None
     path = getattr(mf, "path", None)
-    key = None
-    if path is not None:
+    source = diskcache.file_key(path) if path is not None else None
+    key = name = None
+    if source is not None:
         sig = (analyzer.signature, skip_superseded, getattr(mf, "layer", ""))  # entries keep it
-        key = file_key(Path(path), sig)
-    if key is not None:
+        key, name = (code_stamp(), source, sig), (source[0], sig)
         part = _PARTS.get(key)
         if part is not None:
             return part
-        payload = read_cached(_cache_dir(settings), key)
-        if payload is not None:
-            part = _PARTS[key] = Part.from_payload(payload)
+        part = Part.from_payload(diskcache.read(_cache_dir(settings), "recall", name, key))
+        if part is not None:
+            _PARTS[key] = part
             return part
     try:
         entries = mf.entries()
@@ -237,7 +238,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
         if len(_PARTS) > 32:
             _PARTS.clear()
         _PARTS[key] = part
-        write_cached(_cache_dir(settings), key, part.payload())
+        diskcache.write(_cache_dir(settings), "recall", name, key, part.payload())
     return part
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import marshal
 import math
+import os
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -25,6 +26,24 @@ from typing import Any
 
 from ..store.entry import ROW_WIDTH, Entry
 from .analyzer import Analyzer
+
+_HERE = Path(__file__).parent
+_CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
+"""The files of the recall package that shape every analysis."""
+
+
+def code_stamp() -> tuple:
+    """Size and mtime of the modules that shape an analysis: editing one invalidates the
+    analyses in the disk cache (part of their key)."""
+    stamp = []
+    for name in _CODE_FILES:
+        try:
+            st = os.stat(_HERE / name)
+            stamp.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamp.append((0, 0))
+    return tuple(stamp)
+
 
 MAX_CANDIDATES = 200
 """Most blocks scored in full per prompt (see `Index.candidates`)."""
@@ -181,9 +200,22 @@ class Part:
         )
 
     @classmethod
-    def from_payload(cls, payload: tuple) -> Part:
+    def from_payload(cls, payload: object) -> Part | None:
+        """The part `payload()` gave, or None when `payload` does not have its shape."""
+        if not (isinstance(payload, tuple) and len(payload) == 6):
+            return None
         records, postings, key_postings, df, n, stats = payload
-        return cls(list(records), postings, key_postings, df, n, stats, None)
+        if not (
+            isinstance(records, list)
+            and isinstance(postings, dict)
+            and isinstance(key_postings, dict)
+            and isinstance(df, dict)
+            and isinstance(n, int)
+            and isinstance(stats, tuple)
+            and len(stats) == 5
+        ):
+            return None
+        return cls(records, postings, key_postings, df, n, stats, None)
 
     def record(self, i: int) -> Record:
         rec = self.records[i]

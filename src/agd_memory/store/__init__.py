@@ -30,7 +30,7 @@ Deliberate differences from the earlier plugin's write path (reference §4, §13
 
 from __future__ import annotations
 
-from .cache import clear as clear_cache
+from ..diskcache import clear as clear_cache
 from .entry import Entry, parse_id_list
 from .graph import GetResult, get
 from .memoryfile import DeleteResult, MemoryFile, RenameResult, SaveResult, open_files
