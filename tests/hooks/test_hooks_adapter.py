@@ -1,8 +1,9 @@
 """The hook adapter itself: output shape, silence, fail-open, guard, debug lines.
 
-The domain calls (`toc.render`, `recall.recall`, `distill.hook.session_end`) are
-replaced by recording doubles here, so these tests pin what the adapter promises
-whatever the domain code answers; `test_hooks_integration.py` runs the real thing.
+`toc.render` and `distill.hook.session_end` are replaced by recording doubles here, so
+these tests pin what the adapter promises whatever they answer; the prompt hook runs
+the real recall over a real memory file (milliseconds); `test_hooks_integration.py`
+runs the hooks as processes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hookutil import context_of, debug_log, load_payload, run_main
+from hookutil import (
+    PROJECT_MEMORY,
+    STORED_FACT,
+    context_of,
+    debug_log,
+    load_payload,
+    run_main,
+    write_layer,
+)
 
 import agd_memory
 from agd_memory.claude import hooks
@@ -124,87 +133,91 @@ def test_session_start_silent_without_memory(monkeypatch, capsys, calls) -> None
     assert (status, out, calls.toc) == (0, "", [])
 
 
-# -- UserPromptSubmit ---------------------------------------------------------------------
+# -- UserPromptSubmit: the real recall over a real memory (it runs in milliseconds) -----
 
 
-def test_prompt_outputs_recall(monkeypatch, capsys, calls) -> None:
-    result = FakeResult(None, [FakeEntry("db-choice")], "agd-memory recalled 1 block\n...")
-    use_recall(monkeypatch, calls, result)
-    payload = load_payload("prompt-italian", cwd="/p")
-    status, out, _ = run_main(["prompt"], json.dumps(payload), monkeypatch, capsys)
+def prompt_hook(
+    monkeypatch, capsys, project, text: str, **fields: str
+) -> tuple[int, str, str]:
+    payload = load_payload("prompt-english", cwd=str(project), prompt=text)
+    payload.update(fields)
+    return run_main(["prompt"], json.dumps(payload), monkeypatch, capsys)
+
+
+@pytest.fixture
+def memory(project, hook_env) -> None:
+    write_layer(hook_env, project, PROJECT_MEMORY)
+
+
+def test_prompt_outputs_recall(monkeypatch, capsys, project, memory) -> None:
+    status, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
     assert status == 0
-    assert context_of(out, "UserPromptSubmit") == "agd-memory recalled 1 block\n..."
-    assert calls.recall == [("Che cosa sai del database di produzione?", FILES)]
-    assert calls.memory_files == [("/p", "all")]
+    context = context_of(out, "UserPromptSubmit")
+    assert "[#project-staging-pgbouncer]" in context
+    assert "6432" in context
+    assert out.count("\n") == 1  # one JSON object, one line
 
 
-def test_prompt_reads_legacy_user_prompt(monkeypatch, capsys, calls) -> None:
-    use_recall(monkeypatch, calls, FakeResult("no_relevant_blocks", []))
-    run_main(["prompt"], json.dumps(load_payload("prompt-legacy-user-prompt")), monkeypatch, capsys)
-    assert calls.recall[0][0] == "and the deploy schedule?"
+def test_prompt_reads_legacy_user_prompt(monkeypatch, capsys, project, memory) -> None:
+    payload = load_payload("prompt-legacy-user-prompt", cwd=str(project), user_prompt=STORED_FACT)
+    _, out, _ = run_main(["prompt"], json.dumps(payload), monkeypatch, capsys)
+    assert "[#project-staging-pgbouncer]" in context_of(out, "UserPromptSubmit")
 
 
-def test_prompt_skipped_is_silent_and_debug_says_why(monkeypatch, capsys, calls) -> None:
+def test_prompt_skipped_is_silent_and_debug_says_why(monkeypatch, capsys, project, memory) -> None:
     monkeypatch.setenv("AGD_RECALL_DEBUG", "1")
-    use_recall(monkeypatch, calls, FakeResult("too_few_words", []))
-    status, out, err = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
+    status, out, err = prompt_hook(
+        monkeypatch, capsys, project, "write a haiku about the autumn leaves falling"
     )
     assert (status, out) == (0, "")
-    assert "skip: too_few_words" in err
+    assert "recall: skip: creative_request" in err
 
 
-def test_prompt_debug_lists_chosen_ids(monkeypatch, capsys, calls) -> None:
+def test_prompt_debug_lists_chosen_ids(monkeypatch, capsys, project, memory) -> None:
     monkeypatch.setenv("AGD_RECALL_DEBUG", "1")
-    result = FakeResult(None, [FakeEntry("a"), FakeEntry("b")], "two blocks")
-    use_recall(monkeypatch, calls, result)
-    _, out, err = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
-    )
-    assert context_of(out, "UserPromptSubmit") == "two blocks"
-    assert "injected 2 block(s): ['a', 'b']" in err
+    _, out, err = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert "[#project-staging-pgbouncer]" in context_of(out, "UserPromptSubmit")
+    assert "injected 1 block(s): ['project-staging-pgbouncer']" in err
 
 
-def test_prompt_debug_off_keeps_stderr_empty(monkeypatch, capsys, calls) -> None:
-    use_recall(monkeypatch, calls, FakeResult("too_few_words", []))
-    _, _, err = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
-    )
+def test_prompt_debug_off_keeps_stderr_empty(monkeypatch, capsys, project, memory) -> None:
+    _, _, err = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
     assert err == ""
 
 
-def test_prompt_disabled_never_recalls(monkeypatch, capsys, calls) -> None:
+def test_prompt_disabled_never_recalls(monkeypatch, capsys, project, memory, hook_env) -> None:
     monkeypatch.setenv("AGD_RECALL_DISABLED", "1")
-    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
-    status, out, _ = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
-    )
-    assert (status, out, calls.recall) == (0, "", [])
+    status, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert (status, out) == (0, "")
+    assert "recall: skip: disabled_via_env" in debug_log(hook_env)
 
 
-def test_prompt_disabled_zero_means_on(monkeypatch, capsys, calls) -> None:
+def test_prompt_disabled_zero_means_on(monkeypatch, capsys, project, memory) -> None:
     # The earlier plugin treated AGD_RECALL_DISABLED=0 as "disabled".
     monkeypatch.setenv("AGD_RECALL_DISABLED", "0")
-    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
-    _, out, _ = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english")), monkeypatch, capsys
-    )
-    assert context_of(out, "UserPromptSubmit") == "x"
+    _, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert "[#project-staging-pgbouncer]" in context_of(out, "UserPromptSubmit")
 
 
-def test_prompt_no_global_reads_project_layer_only(monkeypatch, capsys, calls) -> None:
+def test_prompt_no_global_reads_project_layer_only(monkeypatch, capsys, project, hook_env) -> None:
+    write_layer(hook_env, project, PROJECT_MEMORY, "global")  # the fact is in the global layer
+    _, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert "[#project-staging-pgbouncer]" in context_of(out, "UserPromptSubmit")
     monkeypatch.setenv("AGD_RECALL_NO_GLOBAL", "1")
-    use_recall(monkeypatch, calls, FakeResult("no_relevant_blocks", []))
-    run_main(["prompt"], json.dumps(load_payload("prompt-english", cwd="/p")), monkeypatch, capsys)
-    assert calls.memory_files == [("/p", "project")]
+    _, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert out == ""
 
 
-def test_empty_prompt_is_silent(monkeypatch, capsys, calls) -> None:
-    use_recall(monkeypatch, calls, FakeResult(None, [FakeEntry("a")], "x"))
-    status, out, _ = run_main(
-        ["prompt"], json.dumps(load_payload("prompt-english", prompt="  ")), monkeypatch, capsys
-    )
-    assert (status, out, calls.recall) == (0, "", [])
+def test_empty_prompt_is_silent(monkeypatch, capsys, project, memory, hook_env) -> None:
+    status, out, _ = prompt_hook(monkeypatch, capsys, project, "  ")
+    assert (status, out) == (0, "")
+    assert "recall: skip: prompt_empty" in debug_log(hook_env)
+
+
+def test_prompt_without_memory_is_silent(monkeypatch, capsys, project, hook_env) -> None:
+    status, out, _ = prompt_hook(monkeypatch, capsys, project, STORED_FACT)
+    assert (status, out) == (0, "")
+    assert "recall: skip: memory_file_missing" in debug_log(hook_env)
 
 
 # -- SessionEnd ---------------------------------------------------------------------------

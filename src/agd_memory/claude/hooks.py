@@ -159,21 +159,11 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
 
 
 def prompt(payload: HookPayload, settings: Settings) -> str | None:
-    if settings.recall_disabled:
-        _recall_debug("skip: disabled (AGD_RECALL_DISABLED)")
-        return None
-    if not payload.prompt.strip():
-        _recall_debug("skip: empty prompt")
-        return None
-    # check=False: recall reads each layer from its own index cache and skips (and logs)
-    # a layer that fails; the store's readability check would load every file a second
-    # time (10-15 ms at 10,000 blocks).
-    files = memory_files(
-        settings,
-        payload.cwd,
-        scope="project" if settings.recall_no_global else "all",
-        check=False,
-    )
+    # Every rule of the prompt path (disabled, empty prompt, global layer off, ...) is
+    # recall's, decided there once. check=False: recall reads each layer from its own
+    # index cache and skips (and logs) a layer that fails; the store's readability check
+    # would load every file a second time (10-15 ms at 10,000 blocks).
+    files = memory_files(settings, payload.cwd, check=False)
     if not files:
         _recall_debug("skip: memory_file_missing")
         return None
@@ -183,7 +173,7 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
     if result.skipped:
         _recall_debug(f"skip: {result.skipped}")
         return None
-    ids = [getattr(getattr(c, "entry", c), "id", "?") for c in result.chosen]
+    ids = [c.entry.id for c in result.chosen]
     _recall_debug(f"injected {len(ids)} block(s): {ids}")
     text = result.render()
     return text if text and text.strip() else None
