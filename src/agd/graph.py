@@ -1,19 +1,21 @@
-"""References between blocks: outbound targets, backlinks, `get` with expansion, dangling refs.
+"""The `get` walk, backlinks and dangling refs, over the one refs grammar of `agd.refs`.
 
-A block cites another in two ways (reference §3.11): a `ref` inline node (in
-practice the content of an `@ref #target` block) and the `refs` attribute, a
-comma-separated string such as `refs="#a, #b"`. Both count everywhere here,
-including `check_refs`, which the reference limited to `ref` nodes.
+A block cites another through `refs=`, a `#id` in its text (an `@ref #id` node
+included) and `supersedes=` (`agd.refs.citations`); `get --follow-refs`,
+`backlinks` and the memory store's `get` all walk that one relation through
+`expand`. The reference CLI read only `refs=` (split on commas) and `ref` nodes;
+docs/FORMAT.md lists the differences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import DanglingRef, UnknownId
-from .model import INLINE, ITEMS, Block, Document
+from .model import Block, Document
+from .refs import block_citations, declared, parse_ids
 
-__all__ = ["split_refs", "ref_targets", "outbound", "backlinks", "get", "check_refs", "strip_hash"]
+__all__ = ["expand", "backlinks", "get", "check_refs", "strip_hash"]
 
 
 def strip_hash(block_id: str) -> str:
@@ -21,40 +23,56 @@ def strip_hash(block_id: str) -> str:
     return block_id[1:] if block_id.startswith("#") else block_id
 
 
-def split_refs(value: object) -> list[str]:
-    """The ids of a `refs` attribute: split on `,`, trimmed, leading `#`s removed, empties dropped."""
-    if not isinstance(value, str) or not value:
-        return []
-    out = []
-    for piece in value.split(","):
-        target = piece.strip().lstrip("#")
-        if target:
-            out.append(target)
-    return out
+def expand(
+    requested: list[str],
+    known: Mapping[str, object],
+    order: Iterable[str],
+    cited: Callable[[str], Iterable[str]],
+    *,
+    follow_refs: bool = False,
+    depth: int = 1,
+    with_backlinks: bool = False,
+    limit: int | None = None,
+) -> list[str]:
+    """The ids `get` adds after `requested` (all in `known`): follow-refs discoveries
+    breadth first up to `depth` hops, then, for each requested id, the ids in `order`
+    (document order) that cite it. No id twice; cycles are safe; targets not in
+    `known` are ignored; `limit` caps how many are added (None: no cap).
+    """
+    memo: dict[str, tuple[str, ...]] = {}
 
+    def out(block_id: str) -> tuple[str, ...]:
+        if block_id not in memo:
+            memo[block_id] = tuple(cited(block_id))
+        return memo[block_id]
 
-def ref_targets(block: Block) -> list[str]:
-    """Targets of the `ref` inline nodes of a block (fenced bodies are not scanned)."""
-    value = block.value
-    if not value:
-        return []
-    if block.content_type == INLINE:
-        return [text for kind, text in value if kind == "ref"]  # type: ignore[union-attr,misc]
-    if block.content_type == ITEMS:
-        return [text for item in value for kind, text in item if kind == "ref"]  # type: ignore[union-attr,misc]
-    return []
-
-
-def outbound(block: Block) -> list[str]:
-    """Ids this block cites: its `refs` attribute first, then its `ref` nodes, in order."""
-    refs = block.attrs.get("refs")
-    if refs is None:
-        return ref_targets(block)
-    return split_refs(refs) + ref_targets(block)
-
-
-def cites(block: Block, target: str) -> bool:
-    return target in outbound(block)
+    seen = set(requested)
+    added: list[str] = []
+    room = float("inf") if limit is None else max(0, limit)
+    if follow_refs:
+        frontier = requested
+        for _ in range(max(depth, 0)):
+            nxt = []
+            for block_id in frontier:
+                for target in out(block_id):
+                    if target in seen or target not in known or len(added) >= room:
+                        continue
+                    seen.add(target)
+                    nxt.append(target)
+                    added.append(target)
+            if not nxt:
+                break
+            frontier = nxt
+    if with_backlinks:
+        candidates = list(order)
+        for target in requested:
+            for block_id in candidates:
+                if len(added) >= room:
+                    return added
+                if block_id not in seen and target in out(block_id):
+                    seen.add(block_id)
+                    added.append(block_id)
+    return added
 
 
 def backlinks(doc: Document, block_id: str) -> list[Block]:
@@ -63,7 +81,9 @@ def backlinks(doc: Document, block_id: str) -> list[Block]:
     The target need not exist: a dangling citation is still a backlink.
     """
     target = strip_hash(block_id)
-    return [b for b in doc.blocks if b.id is not None and b.id != target and cites(b, target)]
+    return [
+        b for b in doc.blocks if b.id is not None and b.id != target and target in block_citations(b)
+    ]
 
 
 def get(
@@ -77,61 +97,36 @@ def get(
 ) -> list[Block]:
     """The requested blocks, then follow-refs discoveries (breadth first), then backlinks.
 
-    No block appears twice and cycles are safe. An unknown requested id raises
-    `UnknownId`; unknown ref targets are ignored. `limit` caps how many blocks
-    are added after the requested ones (None: no cap), so an anchor cited by
-    hundreds of blocks cannot flood the output.
+    An unknown requested id raises `UnknownId`; the rest is `expand`.
     """
     by_id = {b.id: b for b in doc.blocks if b.id is not None}
-    out: list[Block] = []
-    seen: set[str] = set()
     requested: list[str] = []
     for raw in ids:
         block_id = strip_hash(raw)
-        if block_id in seen:
-            continue
-        block = by_id.get(block_id)
-        if block is None:
+        if block_id not in by_id:
             raise UnknownId(block_id)
-        seen.add(block_id)
-        requested.append(block_id)
-        out.append(block)
-    room = len(out) + limit if limit is not None else None
-
-    def full() -> bool:
-        return room is not None and len(out) >= room
-
-    if follow_refs and not full():
-        frontier = list(requested)
-        for _ in range(max(depth, 0)):
-            nxt: list[str] = []
-            for block_id in frontier:
-                for target in outbound(by_id[block_id]):
-                    if target in seen or target not in by_id or full():
-                        continue
-                    seen.add(target)
-                    nxt.append(target)
-                    out.append(by_id[target])
-            if not nxt:
-                break
-            frontier = nxt
-    if with_backlinks and not full():
-        for target in requested:
-            for block in backlinks(doc, target):
-                if full():
-                    break
-                if block.id not in seen:
-                    seen.add(block.id)
-                    out.append(block)
-    return out
+        if block_id not in requested:
+            requested.append(block_id)
+    added = expand(
+        requested,
+        by_id,
+        by_id,
+        lambda i: block_citations(by_id[i]),
+        follow_refs=follow_refs,
+        depth=depth,
+        with_backlinks=with_backlinks,
+        limit=limit,
+    )
+    return [by_id[i] for i in requested + added]
 
 
 def check_refs(doc: Document) -> list[DanglingRef]:
-    """Every citation of an id that no block has, in document order, with its real line."""
+    """Every declared citation (`refs=`, `ref` nodes, `supersedes=`) of an id that no block
+    has, in document order, with its real line."""
     known = {b.id for b in doc.blocks if b.id is not None}
     return [
         DanglingRef(target, line=block.line)
         for block in doc.blocks
-        for target in outbound(block)
+        for target in dict.fromkeys(declared(block) + parse_ids(block.attrs.get("supersedes")))
         if target not in known
     ]

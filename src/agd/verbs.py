@@ -131,11 +131,12 @@ def _print_or_write(ns: argparse.Namespace, doc: Document) -> int:
 
 
 def ref(ns: argparse.Namespace) -> int:
-    from .graph import check_refs, ref_targets
+    from .graph import check_refs
+    from .refs import ref_nodes
 
     _, doc = load(ns.file)
     if not ns.check:
-        targets = [t for block in doc.blocks for t in ref_targets(block)]
+        targets = [t for block in doc.blocks for t in ref_nodes(block)]
         write_out("".join(t + "\n" for t in targets))
         return 0
     dangling = check_refs(doc)

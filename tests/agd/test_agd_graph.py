@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import agd
-from agd import graph, ids, search
+from agd import graph, ids, refs, search
 from agd.model import Inline
 
 CHAIN = """@x-note [#root]
@@ -24,9 +24,41 @@ def got(doc, *requested, **kw):
     return [b.id for b in graph.get(doc, requested, **kw)]
 
 
-def test_split_refs():
-    assert graph.split_refs("#a, #b,,##c ,") == ["a", "b", "c"]
-    assert graph.split_refs(3) == []
+def test_refs_grammar_commas_spaces_and_hashes():
+    assert refs.parse_ids("#a, #b,,##c ,") == ("a", "b", "c")
+    assert refs.parse_ids("#a #b") == refs.parse_ids("a b") == refs.parse_ids("#a,#b") == ("a", "b")
+    assert refs.parse_ids(" #a\t#b\n#a ") == ("a", "b")
+    assert refs.parse_ids(["a", "#b c"]) == ("a", "b", "c")
+    assert refs.parse_ids(3) == refs.parse_ids(True) == refs.parse_ids(None) == ()
+
+
+SPELLINGS = ['"#a #b"', '"#a, #b"', '"a b"', '"#a,#b"']
+
+
+@pytest.mark.parametrize("value", SPELLINGS)
+def test_every_spelling_of_refs_reads_the_same_in_get_and_backlinks(value):
+    doc = agd.parse(f"@x-n [#a]\n\n@x-n [#b]\n\n@x-n refs={value} [#c]\n")
+    assert got(doc, "c", follow_refs=True) == ["c", "a", "b"]
+    assert [b.id for b in graph.backlinks(doc, "b")] == ["c"]
+    assert got(doc, "a", with_backlinks=True) == ["a", "c"]
+    assert graph.check_refs(doc) == []
+
+
+def test_who_cites_whom_counts_refs_body_mentions_ref_nodes_and_supersedes():
+    doc = agd.parse(
+        "@x-n [#a]\n\n@x-n [#b]\n\n@x-n [#old]\n\n@p see #a here [#p]\n\n"
+        '@x-n supersedes="#old" [#new]\n~~~\nbuilt on #b\n~~~\n\n@ref #a [#r]\n'
+    )
+    assert got(doc, "new", follow_refs=True) == ["new", "b", "old"]
+    assert [b.id for b in graph.backlinks(doc, "a")] == ["p", "r"]
+    assert [b.id for b in graph.backlinks(doc, "old")] == ["new"]
+
+
+def test_check_refs_ignores_code_in_bodies_but_checks_supersedes():
+    doc = agd.parse('@code [#c]\n~~~\n#include <x.h>\n~~~\n\n@x-n supersedes="#gone" [#n]\n')
+    assert [str(e) for e in graph.check_refs(doc)] == [
+        "dangling reference `#gone` at line 6: no block with this id"
+    ]
 
 
 def test_get_requested_order_and_dedup():
@@ -131,3 +163,16 @@ def test_content_hash_is_8_hex_and_ignores_id():
     assert len(ids.content_hash(a)) == 8
     assert ids.content_hash(a) == ids.content_hash(b)
     assert int(ids.content_hash(a), 16) >= 0
+
+
+@pytest.mark.parametrize("value", SPELLINGS)
+def test_cli_get_follow_refs_and_backlinks_read_every_spelling(value, tmp_path, capsys):
+    from agd.cli import main
+
+    path = tmp_path / "m.agd"
+    path.write_text(f"@x-n [#a]\n\n@x-n [#b]\n\n@x-n refs={value} [#c]\n", encoding="utf-8")
+    assert main(["get", str(path), "#c", "--follow-refs"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split("[#")[1] for line in out.splitlines() if "[#" in line] == ["c]", "a]", "b]"]
+    assert main(["backlinks", str(path), "b"]) == 0
+    assert capsys.readouterr().out == "c\tx-n\n"

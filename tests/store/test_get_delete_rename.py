@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,41 @@ def test_a_number_in_refs_is_no_id_and_does_not_break_reading(tmp_path: Path, se
     entry = store.MemoryFile(path, settings=settings).entry("a")
     assert entry is not None
     assert (entry.id, entry.refs, entry.supersedes) == ("a", (), ())
+
+
+SPELLINGS = ['"#a #b"', '"#a, #b"', '"a b"', '"#a,#b"']
+
+
+@pytest.mark.parametrize("value", SPELLINGS)
+def test_every_spelling_of_refs_reads_the_same_in_store_cli_and_viewer(value, cli, settings):
+    """One refs grammar (agd.refs): `store.get`, `agd-memory get` and the viewer's edges."""
+    from agd_memory.viewer.payload import memory_json
+
+    where = cli("where", "--json")
+    path = Path(json.loads(where.stdout)["project"]["path"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"@x-n [#a]\n\n@x-n [#b]\n\n@x-n refs={value} [#c]\n", encoding="utf-8")
+    mf = store.MemoryFile(path, layer="project", settings=settings)
+
+    assert _ids(store.get([mf], ["c"], follow_refs=True)) == ["c", "a", "b"]
+    assert _ids(store.get([mf], ["b"], with_backlinks=True)) == ["b", "c"]
+    r = cli("get", "c", "--follow-refs")
+    assert r.returncode == 0, r.stderr
+    assert [b.id for b in agd.parse(r.stdout).blocks] == ["c", "a", "b"]
+    r = cli("get", "a", "--with-backlinks")
+    assert [b.id for b in agd.parse(r.stdout).blocks] == ["a", "c"]
+
+    blocks = {b["id"]: b for b in memory_json("k", [("project", path)], settings)["blocks"]}
+    assert [ref["id"] for ref in blocks["c"]["refs"]] == ["a", "b"]
+    assert [link["id"] for link in blocks["b"]["backlinks"]] == ["c"]
+
+
+def test_get_follows_body_citations_and_supersedes(mf):
+    mf.save("x-project", "old", "MySQL.")
+    mf.save("x-project", "db", "Postgres.")
+    path = mf.path
+    text = path.read_text(encoding="utf-8")
+    # a hand-written block: its body cites #db, nothing lifted into refs
+    path.write_text(text + '\n@x-project supersedes="#old" [#new]\n~~~\non #db\n~~~\n', "utf-8")
+    assert _ids(store.get([mf], ["new"], follow_refs=True)) == ["new", "db", "old"]
+    assert _ids(store.get([mf], ["old"], with_backlinks=True)) == ["old", "new"]

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agd.refs import parse_ids
+
 from .. import paths, store
 from ..errors import BlockNotFound, MemoryFileError, SaveRejected, SecretRejected, UserError
 from ..settings import Settings
@@ -159,7 +161,7 @@ def search(
 
 def requested_ids(id: str | None, ids: Sequence[str] | None) -> list[str]:
     """Every id asked for, in order, without `#` and duplicates; `id` may hold several ids."""
-    return list(store.parse_id_list(" ".join([id or "", *(ids or [])])))
+    return list(parse_ids([id or "", *(ids or [])]))
 
 
 def get(
@@ -229,11 +231,11 @@ def _link_labels(entries: Sequence[store.Entry], wanted: Sequence[str]) -> dict[
     for entry in entries:
         if entry.id in wanted:
             continue
-        cited_by = [o.id for o in entries if o.id != entry.id and entry.id in o.refs]
+        cited_by = [o.id for o in entries if o.id != entry.id and entry.id in o.cites]
         if cited_by:
             labels[entry.id] = f"ref of #{cited_by[0]}"
             continue
-        cites = [r for r in entry.refs if r in wanted] or list(entry.refs)
+        cites = [r for r in entry.cites if r in wanted] or list(entry.cites)
         labels[entry.id] = f"cites #{cites[0]}" if cites else "linked"
     return labels
 

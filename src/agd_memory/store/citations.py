@@ -1,4 +1,4 @@
-"""Who cites a block, and pointing those citations at a new id (delete and rename).
+"""Pointing the citations of a block at a new id (rename); who cites whom is `agd.refs`.
 
 A block cites another through `refs=`, `supersedes=`, a `#id` in a fenced body, or an
 `@ref`/`#id` in inline text; `rename` rewrites all four, `delete` reports them.
@@ -6,39 +6,12 @@ A block cites another through `refs=`, `supersedes=`, a `#id` in a fenced body, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from agd.model import FENCED, INLINE, ITEMS, Block, Inline
-
-from .entry import CITATION, parse_id_list
-
-
-def id_attr(ids: Iterable[str]) -> str:
-    """`("a", "b")` -> `"#a,#b"`: a `refs`/`supersedes` value."""
-    return ",".join(f"#{i}" for i in ids)
-
-
-def body_citations(body: str) -> list[str]:
-    """The `#id` citations of a body, first-seen order, without duplicates: what a save
-    lifts into `refs` (and `agd-memory migrate refs` does for old files)."""
-    return list(dict.fromkeys(m.group(1) for m in CITATION.finditer(body)))
-
-
-def cites(block: Block, target: str) -> bool:
-    """True when `block` names `target` in refs, supersedes or its text."""
-    if target in parse_id_list(block.attrs.get("refs")):
-        return True
-    if target in parse_id_list(block.attrs.get("supersedes")):
-        return True
-    if block.content_type == FENCED:
-        return any(m.group(1) == target for m in CITATION.finditer(block.value or ""))  # type: ignore[arg-type]
-    if block.content_type == INLINE:
-        return any(k == "ref" and t == target for k, t in block.value or [])  # type: ignore[union-attr]
-    return False
+from agd.refs import MENTION, format_ids, parse_ids
 
 
 def _swap_citations(text: str, old: str, new: str) -> str:
-    return CITATION.sub(lambda m: f"#{new}" if m.group(1) == old else m.group(0), text)
+    return MENTION.sub(lambda m: f"#{new}" if m.group(1) == old else m.group(0), text)
 
 
 def rewrite_refs(block: Block, old: str, new: str) -> Block:
@@ -46,11 +19,11 @@ def rewrite_refs(block: Block, old: str, new: str) -> Block:
     attrs = block.attrs
     new_attrs = attrs
     for key in ("refs", "supersedes"):
-        ids = parse_id_list(attrs.get(key))
+        ids = parse_ids(attrs.get(key))
         if old in ids:
             if new_attrs is attrs:
                 new_attrs = dict(attrs)
-            new_attrs[key] = id_attr(new if i == old else i for i in ids)
+            new_attrs[key] = format_ids(new if i == old else i for i in ids)
     value = block.value
     ctype = block.content_type
     if ctype == FENCED and value and f"#{old}" in value:  # type: ignore[operator]

@@ -12,17 +12,15 @@ come straight out of the on-disk cache as tuples and become entries with one
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agd.model import EMPTY, FENCED, INLINE, ITEMS, Block, Document, Inline
-
-IDENT = r"[A-Za-z_][A-Za-z0-9_-]*"
-CITATION = re.compile(r"#(" + IDENT + ")")
-"""A `#id` citation anywhere in a body (the earlier plugin's rule)."""
+from agd.model import EMPTY, FENCED, INLINE, Block, Document, Inline
+from agd.refs import citations
+from agd.refs import parse_ids as parse_id_list
+from agd.refs import text_of as block_text
 
 
 class _Row(NamedTuple):
@@ -91,6 +89,11 @@ class Entry(_Row):
     def is_memory(self) -> bool:
         """True for `x-*` blocks; headings, meta and paragraphs are not memory entries."""
         return self.kind.startswith("x-")
+
+    @property
+    def cites(self) -> tuple[str, ...]:
+        """Every id this entry cites: refs, `#id`s in its body, supersedes (`agd.refs`)."""
+        return citations(self.refs, self.supersedes, self.body)
 
     @property
     def date(self) -> str | None:
@@ -174,40 +177,6 @@ class _DataclassTable:
 
 Entry.__dataclass_fields__ = _DataclassTable("__dataclass_fields__")  # type: ignore[attr-defined]
 Entry.__dataclass_params__ = _DataclassTable("__dataclass_params__")  # type: ignore[attr-defined]
-
-
-def parse_id_list(value: object) -> tuple[str, ...]:
-    """`"#a,#b"`, `"#a #b"` (the synthetic corpora), `["a", "#b"]` -> `("a", "b")`."""
-    if isinstance(value, str):
-        pieces: Iterable[str] = re.split(r"[,\s]+", value)
-    elif isinstance(value, (list, tuple)):
-        pieces = (str(v) for v in value)
-    else:  # None, a boolean or a number (`refs=5` parses as an integer): no ids
-        return ()
-    out: list[str] = []
-    for piece in pieces:
-        p = piece.strip().lstrip("#").strip()
-        if p and p not in out:
-            out.append(p)
-    return tuple(out)
-
-
-def block_text(block: Block) -> str:
-    """The body of a fenced block, or the text of inline and items content."""
-    ctype = block.content_type
-    if ctype == FENCED:
-        return block.value or ""  # type: ignore[return-value]
-    if ctype == INLINE:
-        return _inline_text(block.value)  # type: ignore[arg-type]
-    if ctype == ITEMS:
-        return "\n".join(_inline_text(item) for item in block.value or [])  # type: ignore[union-attr]
-    return ""
-
-
-def _inline_text(nodes: list[Inline] | None) -> str:
-    if not nodes:
-        return ""
-    return "".join(("#" + text) if kind == "ref" else text for kind, text in nodes)
 
 
 def str_attr(attrs: Mapping[str, Any], key: str) -> str | None:

@@ -9,8 +9,15 @@ layer) wins.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from agd.graph import expand
+from agd.refs import parse_ids
 
 from .entry import Entry
+
+if TYPE_CHECKING:
+    from .memoryfile import MemoryFile
 
 
 class GetResult:
@@ -43,7 +50,7 @@ class GetResult:
 
 
 def get(
-    files: Sequence[object],
+    files: Sequence[MemoryFile],
     ids: Iterable[str],
     *,
     follow_refs: bool = False,
@@ -51,59 +58,27 @@ def get(
     with_backlinks: bool = False,
     limit: int | None = None,
 ) -> GetResult:
-    """Entries for `ids` from `files` (`MemoryFile`s, project first).
+    """Entries for `ids` from `files` (project first).
 
-    `follow_refs` adds the blocks the requested ones cite in `refs=`, breadth first,
-    up to `depth` hops; `with_backlinks` adds the blocks whose `refs` cite a requested
-    one; `limit` caps how many of those extras are added (requested ids are never cut).
+    `follow_refs` adds the blocks the requested ones cite (`Entry.cites`: refs, `#id`s in
+    the body, supersedes), breadth first, up to `depth` hops; `with_backlinks` adds the
+    blocks citing a requested one; `limit` caps how many of those extras are added
+    (requested ids are never cut). The walk is the format library's (`agd.graph.expand`).
     """
     by_id: dict[str, Entry] = {}
-    everything: list[Entry] = []
     for mf in files:
-        for entry in mf.entries():  # type: ignore[attr-defined]
-            everything.append(entry)
+        for entry in mf.entries():
             by_id.setdefault(entry.id, entry)
-
-    wanted: list[str] = []
-    for raw in ids:
-        i = str(raw).strip().lstrip("#")
-        if i and i not in wanted:
-            wanted.append(i)
-    found = [by_id[i] for i in wanted if i in by_id]
-    missing = [i for i in wanted if i not in by_id]
-
-    seen = {e.id for e in found}
-    extras: list[Entry] = []
-    room = float("inf") if limit is None else max(0, limit)
-
-    def add(entry: Entry) -> bool:
-        if len(extras) >= room:
-            return False
-        seen.add(entry.id)
-        extras.append(entry)
-        return True
-
-    if follow_refs and depth > 0:
-        frontier = found
-        for _ in range(depth):
-            nxt: list[Entry] = []
-            for entry in frontier:
-                for ref in entry.refs:
-                    target = by_id.get(ref)
-                    if target is not None and target.id not in seen:
-                        if not add(target):
-                            break
-                        nxt.append(target)
-            frontier = nxt
-            if not frontier:
-                break
-
-    if with_backlinks:
-        targets = {e.id for e in found}
-        for entry in everything:
-            if entry.id in seen or by_id.get(entry.id) is not entry:
-                continue
-            if targets.intersection(entry.refs) and not add(entry):
-                break
-
-    return GetResult(found + extras, missing)
+    wanted = parse_ids(list(ids))
+    found = [i for i in wanted if i in by_id]
+    added = expand(
+        found,
+        by_id,
+        by_id,
+        lambda i: by_id[i].cites,
+        follow_refs=follow_refs,
+        depth=depth,
+        with_backlinks=with_backlinks,
+        limit=limit,
+    )
+    return GetResult([by_id[i] for i in found + added], [i for i in wanted if i not in by_id])
