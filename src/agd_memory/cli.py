@@ -4,12 +4,15 @@ A verb's module is imported only when that verb runs, so `agd-memory hook prompt
 never pays for the MCP SDK or the viewer. Each verb function takes its own
 argument list and returns an exit status; errors meant for the user are raised
 as `agd_memory.errors.UserError` (or the format library's `AgdError`) and
-printed here as one line, `agd-memory: <message>`, with exit status 1.
+printed here as one line, `agd-memory: <message>`, with exit status 1. A bad argument prints the
+verb's own usage line and one error line, exit status 2 (`commands.args.UsageError`).
+Nothing leaves as a traceback unless `AGD_MEMORY_DEBUG` is on.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,19 +29,19 @@ VERBS: dict[str, tuple[str, str]] = {
     "search": ("agd_memory.commands.recall:search", "ranked search over both layers"),
     "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
     "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
-    "config": ("agd_memory.commands.recall:config", "show or change recall settings"),
-    "hook": ("agd_memory.claude.hooks:main", "run a Claude Code hook: session-start, prompt, session-end"),
-    "distill": ("agd_memory.distill.cli:main", "distil a transcript, or show recent runs"),
-    "mcp": ("agd_memory.mcp.server:main", "start the MCP server on stdio"),
-    "mcp-config": ("agd_memory.mcp.server:config_main", "print the MCP registration for a client"),
-    "view": ("agd_memory.viewer.server:main", "open the local web viewer"),
+    "config": ("agd_memory.commands.config:config", "show or change recall settings"),
+    "hook": ("agd_memory.commands.hook:hook", "run a Claude Code hook: session-start, prompt, session-end"),
+    "distill": ("agd_memory.commands.distill:distill", "distil a transcript, or show recent runs"),
+    "mcp": ("agd_memory.commands.servers:mcp", "start the MCP server on stdio"),
+    "mcp-config": ("agd_memory.commands.servers:mcp_config", "print the MCP registration for a client"),
+    "view": ("agd_memory.commands.servers:view", "open the local web viewer"),
     "migrate": (
-        "agd_memory.maintenance:migrate_main",
+        "agd_memory.commands.maintenance:migrate",
         "migrate old memory files (refs, lifecycle)",
     ),
-    "merge": ("agd_memory.maintenance:merge_main", "merge one memory file into another"),
-    "doctor": ("agd_memory.maintenance:doctor_main", "check memory files and the installation"),
-    "keys": ("agd_memory.distill.keys:keys_main", "add search keys to entries (claude -p)"),
+    "merge": ("agd_memory.commands.maintenance:merge", "merge one memory file into another"),
+    "doctor": ("agd_memory.commands.maintenance:doctor", "check memory files and the installation"),
+    "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
 }
 
 
@@ -66,11 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     module_name, func_name = target.split(":")
     from agd.errors import AgdError
 
+    from .commands import UsageError
     from .errors import UserError
 
     try:
         func = getattr(importlib.import_module(module_name), func_name)
         return int(func(rest) or 0)
+    except UsageError as exc:
+        print(f"{exc.usage}\n{exc}", file=sys.stderr)
+        return 2
     except (UserError, AgdError) as exc:
         print(f"agd-memory: {exc}", file=sys.stderr)
         return 1
@@ -78,13 +85,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader went away (`agd-memory keys --print-prompt | head`): no traceback, and
         # none at exit either, when Python flushes stdout into the closed pipe
         import contextlib
-        import os
 
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        # a file the domain did not expect to fail (a folder where a file should be, a
+        # full disk): what and where, as one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"agd-memory: {verb}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if _debug():
+            raise
+        print(
+            f"agd-memory: {verb}: internal error ({type(exc).__name__}: {exc}); "
+            "set AGD_MEMORY_DEBUG=1 for the traceback, and please report it",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _debug() -> bool:
+    """`AGD_MEMORY_DEBUG` on: a bug shows its traceback instead of one line."""
+    from .settings import FALSE_WORDS
+
+    return os.environ.get("AGD_MEMORY_DEBUG", "").strip().lower() not in FALSE_WORDS
 
 
 if __name__ == "__main__":

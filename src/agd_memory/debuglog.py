@@ -8,7 +8,8 @@ raises.
 This is the one module below the entry points that reads the environment itself: the
 log must work where no `Settings` exists yet (inside `Settings.load()`, in a hook that
 failed before building one), so it reads its own two switches and the data folder
-(`settings.data_dir_from`) from `os.environ` at each call.
+from `os.environ` at each call. The data folder's rule lives here (`data_dir_from`) and
+`Settings.load()` uses it, so that the settings import the log and not the reverse.
 """
 
 from __future__ import annotations
@@ -17,14 +18,23 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 MAX_BYTES = 256 * 1024
 
 
-def _log_path() -> Path:
-    from .settings import data_dir_from  # settings imports this module; import at call time
+def data_dir_from(env: Mapping[str, str]) -> Path:
+    """The plugin data folder `env` names: `Settings.data_dir`, and where this log lives."""
+    if env.get("CLAUDE_PLUGIN_DATA"):
+        return Path(env["CLAUDE_PLUGIN_DATA"]).expanduser()
+    if env.get("XDG_DATA_HOME"):
+        return Path(env["XDG_DATA_HOME"]).expanduser() / "agd-memory"
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".local" / "share" / "agd-memory"
 
+
+def _log_path() -> Path:
     return data_dir_from(os.environ) / "debug.log"
 
 

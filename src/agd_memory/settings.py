@@ -137,7 +137,7 @@ class Settings:
     distill_keys_per_session: int
 
     data_dir: Path
-    """Plugin data folder: `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.
+    """Plugin data folder (`debuglog.data_dir_from`): `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.
     Default: `~/.local/share/agd-memory` (set in `__init__`)."""
     plugin_root: Path | None = None
     """`CLAUDE_PLUGIN_ROOT` when run by Claude Code."""
@@ -179,7 +179,7 @@ class Settings:
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        data_dir = data_dir_from(env)
+        data_dir = debuglog.data_dir_from(env)
         config = read_config(data_dir / CONFIG_FILE_NAME)
         values: dict[str, object] = {}
         sources: dict[str, str] = {}
@@ -246,30 +246,31 @@ def _convert(var: Variable, raw: object) -> object:
     return text if text else None
 
 
-def data_dir_from(env: Mapping[str, str]) -> Path:
-    """The plugin data folder `env` names (see `Settings.data_dir`); the debug log uses it too."""
-    if env.get("CLAUDE_PLUGIN_DATA"):
-        return Path(env["CLAUDE_PLUGIN_DATA"]).expanduser()
-    if env.get("XDG_DATA_HOME"):
-        return Path(env["XDG_DATA_HOME"]).expanduser() / "agd-memory"
-    home = env.get("HOME")
-    return (Path(home) if home else Path.home()) / ".local" / "share" / "agd-memory"
-
-
 def read_config(path: Path) -> dict[str, object]:
     """The config file as a dict; missing, unreadable or malformed gives `{}` (logged)."""
     return read_json_object(path, "settings") or {}
 
 
+CONFIG_LIMIT = 1024 * 1024
+"""The most a settings file (`recall.json`, the git-remote index) may hold."""
+
+
 def read_json_object(path: Path, who: str) -> dict[str, object] | None:
-    """A JSON object file: `{}` when missing, None (logged under `who`) when unreadable or
-    not a JSON object. The config file and the git-remote index are read this way."""
+    """A JSON object file: `{}` when missing, None (logged under `who`) when unreadable, too
+    big, too deeply nested or not a JSON object. The config file and the git-remote index
+    are read this way, so a FIFO or a hostile file there never hangs or crashes a hook."""
+    from agd.errors import UnreadableFile
+    from agd.files import read_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        debuglog.log(f"{who}: ignoring {path}: {exc}")
+        data = json.loads(read_text(path, CONFIG_LIMIT))
+    except UnreadableFile as exc:
+        if not os.path.lexists(path):
+            return {}
+        debuglog.log(f"{who}: ignoring {path}: {exc.reason}")
+        return None
+    except (ValueError, RecursionError) as exc:
+        debuglog.log(f"{who}: ignoring {path}: not JSON ({type(exc).__name__}: {exc})")
         return None
     if not isinstance(data, dict):
         debuglog.log(f"{who}: ignoring {path}: not a JSON object")
@@ -283,6 +284,60 @@ def write_config(path: Path, data: Mapping[str, object]) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(dict(data), indent=2, sort_keys=True) + "\n")
+
+
+# -- the config file's rules (`agd-memory config` is a thin verb over these) -----------------
+
+
+def config_langs(data: Mapping[str, object]) -> list[str]:
+    """The stopword languages the config file names (`"langs"`: a list or a comma string)."""
+    raw = data.get("langs")
+    items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [str(x).strip().lower() for x in items if str(x).strip()]
+
+
+def set_langs(data: Mapping[str, object], langs: list[str], known: tuple[str, ...]) -> dict[str, object]:
+    """`data` with `"langs"` replaced; `ValueError` naming any language not in `known`."""
+    langs = [x.strip().lower() for x in langs if x.strip()]
+    unknown = [x for x in langs if x not in known]
+    if unknown:
+        raise ValueError(f"unknown built-in lang {','.join(unknown)} (built-in: {','.join(known)})")
+    return {**data, "langs": langs}
+
+
+def toggle_lang(
+    data: Mapping[str, object], lang: str, *, enable: bool, known: tuple[str, ...]
+) -> dict[str, object] | None:
+    """`data` with `lang` added to (or removed from) `"langs"`; None when nothing changes."""
+    lang = lang.strip().lower()
+    langs = config_langs(data)
+    if enable and lang not in known:
+        raise ValueError(f"unknown built-in lang {lang!r} (built-in: {','.join(known)})")
+    if (lang in langs) == enable:
+        return None
+    return {**data, "langs": [*langs, lang] if enable else [x for x in langs if x != lang]}
+
+
+def set_stopwords_file(data: Mapping[str, object], target: str | None) -> dict[str, object]:
+    """`data` with the extra stopwords file set to the regular file `target` (absolute), or
+    cleared when `target` is None; `ValueError` when it is not a readable regular file."""
+    out = {k: v for k, v in data.items() if k != "stopwords_file"}
+    if target is None:
+        return out
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file; give an existing file of one word a line")
+    out["stopwords_file"] = str(path.resolve())
+    return out
+
+
+def reset_config(path: Path) -> bool:
+    """Remove the config file; False when there was none."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover - manual inspection

@@ -12,7 +12,7 @@ def keys_rebuild(tmp_path, monkeypatch):
     """`keys_rebuild(original, keyed)`: apply `keyed/answers/NAME.json` to a copy of the
     original memory with `agd-memory keys --from ... --apply` and return the result's
     bytes, to compare with the keyed file (the keyed sets are reproducible)."""
-    from agd_memory.distill.keys import keys_main
+    from agd_memory.commands.distill import keys as keys_main
 
     monkeypatch.setenv("AGD_MEMORY_HOME", str(tmp_path / "home"))
 

@@ -57,7 +57,6 @@ def test_errors_are_one_line_with_exit_1(cli, tmp_path: Path):
         ("save", "x-project", "bad.id", "--content", "x"),
         ("save", "x-project", "ok", "--content", "AKIAABCDEFGHIJKLMNOP"),
         ("save", "x-project", "ok", "--content-file", str(tmp_path / "missing.txt")),
-        ("save", "x-project", "ok"),
         ("save", "x-project", "ok", "--content", "x", "--status", "wip"),
         ("delete", "nothing"),
         ("rename", "a", "b"),

@@ -456,10 +456,11 @@ def test_command_refuses_a_missing_file(home: Home, tmp_path):
 
 
 def test_bad_port_is_a_usage_error(capsys):
-    with pytest.raises(SystemExit) as exc:
-        viewer_server.parse_args(["--port", "70000"])
-    assert exc.value.code == 2
-    assert "--port 70000" in capsys.readouterr().err
+    from agd_memory.cli import main
+
+    assert main(["view", "--port", "70000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: agd-memory view") and "--port 70000" in err
 
 
 def test_server_binds_loopback_only(server):

@@ -1,16 +1,14 @@
-"""`agd-memory search | recall | eval | config`: thin adapters over `agd_memory.recall`."""
+"""`agd-memory search | recall | eval`: thin adapters over `agd_memory.recall`."""
 
 from __future__ import annotations
 
 import json
-import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..settings import VARIABLES, Settings, read_config, write_config
+from ..settings import VARIABLES, Settings
 from .args import emit_json, verb_parser
 
 
@@ -203,153 +201,3 @@ def evaluate(argv: list[str]) -> int:
     else:
         print(ev.format_report(report, verbose=args.verbose))
     return 0
-
-
-# ---------------------------------------------------------------- config
-
-
-def config(argv: list[str]) -> int:
-    """Show or change the recall settings kept in the config file (the environment wins).
-
-    Examples: agd-memory config show | enable it | disable it | set en,it | reset
-              agd-memory config stopwords-file ~/my-stopwords.txt
-    """
-    from ..recall.text import BUILTIN_LANGS
-
-    settings = Settings.load()
-    path = settings.config_file
-    if not argv or argv[0] in ("-h", "--help"):
-        print(config.__doc__, file=sys.stderr if not argv else sys.stdout)
-        return 2 if not argv else 0
-    sub, rest = argv[0], argv[1:]
-    data = read_config(path)
-    if sub == "show":
-        print(f"config file: {path}")
-        langs, source = _langs_with_source(settings, data)
-        print(f"langs: {','.join(langs) or '(none)'} [{source}]")
-        sw = settings.recall_stopwords_file
-        sw_source = settings.sources.get("recall_stopwords_file", "")
-        print(
-            f"stopwords file: {sw} [{_source_label(sw_source, 'AGD_RECALL_STOPWORDS_FILE')}]"
-            if sw
-            else "stopwords file: (none)"
-        )
-        print(f"built-in langs: {','.join(BUILTIN_LANGS)}")
-        print("settings:")
-        for var in VARIABLES:
-            if not var.name.startswith("AGD_RECALL_"):
-                continue
-            value = getattr(settings, var.attr)
-            if isinstance(value, tuple):
-                value = ",".join(value)
-            src = settings.sources.get(var.attr, "default")
-            print(f"  {var.name}={'' if value is None else value}  [{src}]  {var.help}")
-        return 0
-    if sub in ("enable", "disable"):
-        if len(rest) != 1:
-            print(f"usage: agd-memory config {sub} LANG", file=sys.stderr)
-            return 2
-        lang = rest[0].strip().lower()
-        langs = list(_file_langs(data))
-        if sub == "enable":
-            if lang not in BUILTIN_LANGS:
-                print(
-                    f"unknown built-in lang {lang!r} (built-in: {','.join(BUILTIN_LANGS)})",
-                    file=sys.stderr,
-                )
-                return 2
-            if lang in langs:
-                print(f"{lang} is already enabled. langs = {','.join(langs)}")
-                return 0
-            langs.append(lang)
-        else:
-            if lang not in langs:
-                print(f"{lang} is not enabled. langs = {','.join(langs) or '(none)'}")
-                return 0
-            langs.remove(lang)
-        data["langs"] = langs
-        write_config(path, data)
-        print(f"{sub}d {lang}. langs = {','.join(langs) or '(none)'} (saved to {path})")
-        _warn_env_wins("AGD_RECALL_LANGS")
-        return 0
-    if sub == "set":
-        if len(rest) != 1:
-            print(
-                "usage: agd-memory config set LANG[,LANG...]  (empty string for none)",
-                file=sys.stderr,
-            )
-            return 2
-        langs = [x.strip().lower() for x in rest[0].split(",") if x.strip()]
-        unknown = [x for x in langs if x not in BUILTIN_LANGS]
-        if unknown:
-            print(
-                f"unknown built-in lang {','.join(unknown)} (built-in: {','.join(BUILTIN_LANGS)})",
-                file=sys.stderr,
-            )
-            return 2
-        data["langs"] = langs
-        write_config(path, data)
-        print(f"langs = {','.join(langs) or '(none)'} (saved to {path})")
-        _warn_env_wins("AGD_RECALL_LANGS")
-        return 0
-    if sub == "reset":
-        try:
-            path.unlink()
-            print(f"removed {path}; settings back to their defaults")
-        except FileNotFoundError:
-            print(f"no config file at {path}; nothing to reset")
-        return 0
-    if sub == "stopwords-file":
-        if len(rest) > 1:
-            print("usage: agd-memory config stopwords-file [PATH]", file=sys.stderr)
-            return 2
-        if not rest:
-            data.pop("stopwords_file", None)
-            write_config(path, data)
-            print(f"stopwords file cleared (saved to {path})")
-            return 0
-        target = Path(rest[0]).expanduser()
-        if not target.is_file():
-            print(
-                f"{target}: no such file; give an existing file of one word a line", file=sys.stderr
-            )
-            return 2
-        data["stopwords_file"] = str(target.resolve())
-        write_config(path, data)
-        print(f"stopwords file = {data['stopwords_file']} (saved to {path})")
-        _warn_env_wins("AGD_RECALL_STOPWORDS_FILE")
-        return 0
-    print(f"unknown config command {sub!r}\n{config.__doc__}", file=sys.stderr)
-    return 2
-
-
-def _file_langs(data: dict[str, Any]) -> list[str]:
-    raw = data.get("langs")
-    if isinstance(raw, str):
-        return [x.strip().lower() for x in raw.split(",") if x.strip()]
-    if isinstance(raw, list):
-        return [str(x).strip().lower() for x in raw if str(x).strip()]
-    return []
-
-
-def _langs_with_source(settings: Settings, data: dict[str, Any]) -> tuple[list[str], str]:
-    source = settings.sources.get("recall_langs")
-    if source == "env":
-        return list(settings.recall_langs or ()), "env (AGD_RECALL_LANGS)"
-    if source == "config file":
-        return list(settings.recall_langs or ()), "config file"
-    from ..recall.engine import langs_of
-    from ..recall.features import DEFAULT
-
-    return list(langs_of(settings, DEFAULT)), "default: each prompt uses the ones it is written in"
-
-
-def _source_label(source: str, var: str) -> str:
-    return f"env ({var})" if source == "env" else (source or "default")
-
-
-def _warn_env_wins(var: str) -> None:
-    if var in os.environ:
-        print(
-            f"note: {var} is set in the environment and wins over the config file", file=sys.stderr
-        )

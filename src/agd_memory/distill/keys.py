@@ -16,10 +16,12 @@ store's rules one by one, so one bad key is dropped, never the batch.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agd.errors import UnreadableFile
+from agd.files import read_text
 
 from .. import paths, store
 from ..errors import UserError
@@ -237,10 +239,10 @@ def read_answers(path: Path) -> list[object]:
     """The entries of a saved answer: `{"entries": [...]}`, or a whole `claude -p
     --output-format json` result holding it as `structured_output`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read the answers file {path}: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json.loads(read_text(path))
+    except UnreadableFile as exc:
+        raise UserError(f"cannot read the answers file: {exc}") from None
+    except (ValueError, RecursionError) as exc:
         raise UserError(f"the answers file {path} is not JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get("structured_output"), dict):
         data = data["structured_output"]
@@ -250,87 +252,6 @@ def read_answers(path: Path) -> list[object]:
             '{"entries": [{"id": "...", "keys": ["...", ...]}, ...]}'
         )
     return data[RESULT_FIELD]
-
-
-# -- the verb ---------------------------------------------------------------------------
-
-
-def keys_main(argv: Sequence[str]) -> int:
-    from ..commands.args import verb_parser
-
-    p = verb_parser(
-        "keys",
-        "Give search keys (synonyms, a user's wording, translations) to the memory entries "
-        "that have none, asking a headless `claude -p` in batches. Dry run unless --apply.",
-        "agd-memory keys --apply --langs en,it",
-    )
-    p.add_argument(
-        "files",
-        nargs="*",
-        type=Path,
-        metavar="FILE",
-        help="memory files (default: the current project's and the global one)",
-    )
-    p.add_argument("--apply", action="store_true", help="write the keys (default: print them)")
-    p.add_argument(
-        "--all", action="store_true", help="also entries that already have keys (rewrites them)"
-    )
-    p.add_argument(
-        "--batch",
-        type=int,
-        default=DEFAULT_BATCH,
-        metavar="N",
-        help=f"entries per claude call (default {DEFAULT_BATCH})",
-    )
-    p.add_argument(
-        "--langs",
-        metavar="en,it",
-        help="the user's languages for translated keys (default: AGD_RECALL_LANGS, "
-        "else English plus the languages the entries are written in)",
-    )
-    p.add_argument(
-        "--print-prompt",
-        action="store_true",
-        help="print the system prompt and message(s) it would send, and exit",
-    )
-    p.add_argument(
-        "--from",
-        dest="answers",
-        type=Path,
-        metavar="ANSWERS.json",
-        help='use a saved answer ({"entries": [{"id", "keys"}]}) instead of calling claude',
-    )
-    args = p.parse_intermixed_args(list(argv))
-    if args.batch < 1:
-        raise UserError(f"keys: --batch must be at least 1, not {args.batch}")
-    langs = [x.strip() for x in (args.langs or "").split(",") if x.strip()] or None
-
-    settings = Settings.load()
-    files = list(args.files) or default_files(settings)
-    if not files:
-        print("no memory files found; pass FILE paths, or see `agd-memory where`")
-        return 0
-    warn = _stderr
-    targets, failed = open_targets(files, settings, everything=args.all, warn=warn)
-    pending = sum(len(t.entries) for t in targets)
-    if not pending:
-        print("no entries need keys" + ("" if args.all else " (--all rewrites existing ones)"))
-        return 1 if failed else 0
-
-    if args.print_prompt:
-        print_prompts(targets, settings, langs, args.batch)
-        return 1 if failed else 0
-    if args.answers is not None:
-        from_answers(targets, read_answers(args.answers), warn)
-    else:
-        try:
-            ask_claude(targets, settings, langs, args.batch, warn)
-        except UserError:
-            if any(t.found for t in targets):  # what earlier batches found is not lost
-                report(targets, apply=args.apply, rewrite=args.all, note=" before the failure")
-            raise
-    report(targets, apply=args.apply, rewrite=args.all)
-    return 1 if failed else 0
 
 
 def print_prompts(
@@ -501,6 +422,3 @@ def report(
 def _where(path: Path) -> Callable[[str], str]:
     return lambda block_id: f"#{block_id} in {path}"
 
-
-def _stderr(text: str) -> None:
-    print(f"agd-memory keys: {text}", file=sys.stderr)

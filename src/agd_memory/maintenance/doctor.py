@@ -13,11 +13,7 @@ Every line says what is wrong and what to do. Exit status 1 when any line is a
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,37 +118,3 @@ def render(findings: list[Finding]) -> str:
     else:
         lines.append("no problems found")
     return "\n".join(lines)
-
-
-def doctor_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="agd-memory doctor",
-        description="Check the memory files of both layers and the plugin's installation.",
-        epilog="Exit status: 0 when healthy, 1 when something needs action. "
-        "Example: agd-memory doctor --cwd ~/src/app",
-    )
-    parser.add_argument(
-        "files",
-        nargs="*",
-        type=Path,
-        metavar="FILE",
-        help="check these memory files instead of the resolved layers",
-    )
-    parser.add_argument("--cwd", help="project folder whose layers to check (default: here)")
-    parser.add_argument("--json", action="store_true", help="findings as a JSON list")
-    args = parser.parse_intermixed_args(list(argv))
-    settings = Settings.load()
-    ctx = default_context(settings, cwd=args.cwd or os.getcwd())
-    if args.files:
-        ctx.files = [("file", p) for p in args.files]
-    with Progress(len(STEPS), label="doctor") as progress:
-        findings = run_checks(ctx, progress=progress)
-    if args.json:
-        print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
-    else:
-        print(render(findings))
-    return 1 if any(f.needs_action for f in findings) else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(doctor_main(sys.argv[1:]))

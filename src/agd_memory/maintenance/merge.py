@@ -21,10 +21,7 @@ Exit status 1 when a conflict is left unresolved.
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -318,32 +315,3 @@ def render_report(plan: MergePlan, *, apply: bool, backup: Path | None) -> list[
         summary += "; run again with --apply to write DEST (DEST.bak is kept)"
     out.append(summary)
     return out
-
-
-def merge_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="agd-memory merge",
-        description="Copy the entries of SOURCE that DEST lacks into DEST (dry run unless --apply).",
-        epilog="Example: agd-memory merge old-checkout/memory.agd memory.agd --prefer newer --apply",
-    )
-    parser.add_argument("source", type=Path, metavar="SOURCE")
-    parser.add_argument("dest", type=Path, metavar="DEST")
-    parser.add_argument("--apply", action="store_true", help="write DEST (keeps DEST.bak)")
-    parser.add_argument(
-        "--prefer",
-        choices=PREFER,
-        help="for an id in both with different content: take SOURCE's, keep DEST's, or the newer",
-    )
-    args = parser.parse_intermixed_args(list(argv))
-    plan, backup = merge_files(args.source, args.dest, prefer=args.prefer, apply=args.apply)
-    print(f"merge {args.source} -> {args.dest}")
-    for line in render_report(plan, apply=args.apply, backup=backup):
-        print(line)
-    if plan.unresolved:
-        print(
-            f"agd-memory: {plan.unresolved} conflict(s) left unresolved in {args.dest}; "
-            "pass --prefer source|dest|newer or edit them by hand",
-            file=sys.stderr,
-        )
-        return 1
-    return 0

@@ -16,9 +16,7 @@ nothing to do. A dry run is the default; `--apply` writes under the lock after a
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -179,51 +177,6 @@ def summary(what: str, reports: list[FileReport], *, apply: bool, scanned: int) 
     if not apply and changes:
         line += "; run again with --apply to write (a .bak of each file is kept)"
     return line
-
-
-def migrate_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="agd-memory migrate",
-        description="Bring memory files written by older versions up to date (dry run unless --apply).",
-        epilog="Example: agd-memory migrate refs --apply ~/.claude/memory/global.agd",
-    )
-    parser.add_argument(
-        "what",
-        choices=sorted(PLANNERS),
-        help="refs: lift #id citations into refs=; "
-        "lifecycle: derive status, created, updated from descs and bodies",
-    )
-    parser.add_argument(
-        "files",
-        nargs="*",
-        type=Path,
-        metavar="FILE",
-        help="memory files (default: every project memory and the global one)",
-    )
-    parser.add_argument("--apply", action="store_true", help="write the changes (keeps FILE.bak)")
-    args = parser.parse_intermixed_args(list(argv))
-    files = list(args.files) or targets.all_memory_files()
-    if not files:
-        print("no memory files found; pass FILE paths to migrate other files")
-        return 0
-    reports: list[FileReport] = []
-    failed = 0
-    with Progress(len(files), label=f"migrate {args.what}") as progress:
-        for n, path in enumerate(files, 1):
-            progress.step(n, path)
-            try:
-                report = migrate_file(path, args.what, apply=args.apply)
-            except UserError as exc:
-                progress.close()
-                print(f"agd-memory: {exc}", file=sys.stderr)
-                failed += 1
-                continue
-            reports.append(report)
-            if report.changes:
-                progress.close()
-                print_report(report)
-    print(summary(args.what, reports, apply=args.apply, scanned=len(files)))
-    return 1 if failed else 0
 
 
 def print_report(report: FileReport) -> None:

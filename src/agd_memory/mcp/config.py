@@ -11,7 +11,6 @@ their own workspace variable. Standard library only.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -73,28 +72,3 @@ def snippet(client: str, *, name: str = "agd-memory", project: str | None = None
 def _toml_key(name: str) -> str:
     bare = name.replace("-", "").replace("_", "").isalnum() and name.isascii()
     return name if bare else json.dumps(name)
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="agd-memory mcp-config",
-        description="Print the configuration that registers the agd-memory MCP server in a client.",
-        epilog="Example: agd-memory mcp-config --client cursor > .cursor/mcp.json",
-    )
-    parser.add_argument(
-        "--client", required=True, metavar="NAME", help=f"one of: {', '.join(CLIENTS)}"
-    )
-    parser.add_argument(
-        "--name", default="agd-memory", help="server name in the client (default agd-memory)"
-    )
-    parser.add_argument(
-        "--project",
-        metavar="DIR",
-        help="pin the project folder (default: the client's workspace, or the folder it starts in)",
-    )
-    args = parser.parse_args(argv)
-    text = snippet(args.client, name=args.name, project=args.project)
-    sys.stdout.write(text)
-    cmdline = " ".join(server_command(args.project))
-    print(WHERE[args.client].format(cmdline=cmdline), file=sys.stderr)
-    return 0

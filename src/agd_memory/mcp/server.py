@@ -1,8 +1,7 @@
-"""Entry points of the MCP server: `agd-memory mcp` and `agd-memory mcp-config`.
+"""Start of the MCP server: `serve` runs the stdio server declared in `mcp.app`.
 
-`main` starts the stdio server declared in `mcp.app` (the only module that
-imports the SDK); `bin/agd-memory-mcp` calls the same `main`. `config_main`
-prints the registration snippet for other MCP clients and needs no SDK.
+`mcp.app` is the only module that imports the SDK; the `agd-memory mcp` verb
+(`commands/servers.py`) and `bin/agd-memory-mcp` parse the flags and call `serve`.
 
 Why mcp 2.x (pinned `mcp>=2,<3` in pyproject.toml): its stdio transport moves
 file descriptor 1 aside while it serves, so a stray print, a library warning or a
@@ -15,9 +14,7 @@ importing the 2.3 server takes about 0.8 s on the CI machine, against about
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UserError
@@ -26,18 +23,8 @@ REQUIREMENT = "mcp>=2,<3"
 """The SDK this server is written for; the same pin as pyproject.toml and bin/agd-memory-mcp."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """`agd-memory mcp [--project DIR]`: serve the four tools on stdin/stdout until EOF."""
-    parser = argparse.ArgumentParser(
-        prog="agd-memory mcp",
-        description="Start the agd-memory MCP server on stdio. Stdout carries only protocol messages.",
-    )
-    parser.add_argument(
-        "--project",
-        metavar="DIR",
-        help="project folder whose memory to serve (default: $CLAUDE_PROJECT_DIR, else the current folder)",
-    )
-    args = parser.parse_args(list(argv or []))
+def serve(project: Path | None = None) -> int:
+    """Serve the four tools on stdin/stdout until EOF (`agd-memory mcp` parses its flags)."""
     try:
         from .app import build_server
     except ImportError as exc:
@@ -47,15 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"the MCP SDK is not installed ({exc.name}); run `pip install '{REQUIREMENT}'`, or start "
             "the server with bin/agd-memory-mcp, which installs it in its own environment"
         ) from None
-    project = Path(args.project).expanduser().resolve() if args.project else None
     server = build_server(project_dir=project)
     with contextlib.suppress(KeyboardInterrupt):
         server.run("stdio")
     return 0
-
-
-def config_main(argv: Sequence[str] | None = None) -> int:
-    """`agd-memory mcp-config --client NAME`: print the registration snippet for a client."""
-    from .config import main as config
-
-    return config(list(argv or []))

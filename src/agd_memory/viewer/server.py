@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 import webbrowser
-from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -195,44 +194,17 @@ def _stop_when_idle(server: ViewerServer, idle_s: float) -> None:
             return
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="agd-memory view",
-        description="Open the local web viewer: read, search and browse the memory graph.",
-        epilog="Example: agd-memory view --no-open   (prints the URL, serves until Ctrl+C)",
-    )
-    parser.add_argument(
-        "file", nargs="?", help="a memory file to show first (default: this project's)"
-    )
-    parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help="first port to try (default 8765; 0 = any)"
-    )
-    parser.add_argument("--no-open", action="store_true", help="do not open a browser")
-    parser.add_argument(
-        "--idle-exit",
-        type=float,
-        default=0,
-        metavar="SECONDS",
-        help="stop after this long without a request (an open page polls every 2 s); 0 = never",
-    )
-    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
-    args = parser.parse_args(list(argv))
-    if not 0 <= args.port < 65536:
-        parser.error(f"--port {args.port}: give a port between 0 and 65535")
-    return args
-
-
-def main(argv: Sequence[str]) -> int:
-    args = parse_args(argv)
-    settings = Settings.load()
-    launch = None
-    if args.file:
-        launch = Path(args.file).expanduser().resolve()
-        if not launch.is_file():
-            raise UserError(
-                f"{args.file}: no such memory file; give an existing .agd file or omit it"
-            )
-    server = make_server(settings, port=args.port, launch_file=launch, verbose=args.verbose)
+def serve(
+    settings: Settings,
+    *,
+    port: int = DEFAULT_PORT,
+    launch_file: Path | None = None,
+    verbose: bool = False,
+    idle_exit: float = 0,
+    open_browser: bool = True,
+) -> int:
+    """Serve until Ctrl+C (or `idle_exit` seconds without a request); `agd-memory view`."""
+    server = make_server(settings, port=port, launch_file=launch_file, verbose=verbose)
     print(server.url, flush=True)
     print(
         f"agd-memory view: serving {server.catalog.launch_path} and the global layer "
@@ -240,9 +212,9 @@ def main(argv: Sequence[str]) -> int:
         file=sys.stderr,
         flush=True,
     )
-    if args.idle_exit > 0:
-        threading.Thread(target=_stop_when_idle, args=(server, args.idle_exit), daemon=True).start()
-    if not args.no_open:
+    if idle_exit > 0:
+        threading.Thread(target=_stop_when_idle, args=(server, idle_exit), daemon=True).start()
+    if open_browser:
         threading.Timer(0.3, webbrowser.open, (server.url,)).start()
     try:
         server.serve_forever(poll_interval=0.25)

@@ -1,9 +1,10 @@
-"""`agd-memory distill`: show recent runs, or distil a transcript in the foreground.
+"""`agd-memory distill | keys`: the distiller in the foreground, its runs, and search keys.
 
 Examples:
 
     agd-memory distill --status
     agd-memory distill ~/.claude/projects/-home-me-app/4f2e….jsonl --dry-run
+    agd-memory keys --apply --langs en,it
 """
 
 from __future__ import annotations
@@ -11,21 +12,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..distill import keys as search_keys
+from ..distill import lockfile, pipeline, runlog, state
 from ..errors import UserError
 from ..settings import Settings
-from . import lockfile, pipeline, runlog, state
+from .args import verb_parser
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="agd-memory distill",
-        description="Distil a session transcript into memory, or show what the distiller did.",
-        epilog="examples:\n  agd-memory distill --status\n  agd-memory distill ~/.claude/projects/<project>/<session>.jsonl --dry-run",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def distill(argv: Sequence[str]) -> int:
+    p = verb_parser(
+        "distill",
+        "Distil a session transcript into memory, or show what the distiller did.",
+        "agd-memory distill ~/.claude/projects/<project>/<session>.jsonl --dry-run",
     )
     p.add_argument("transcript", nargs="?", help="a Claude Code transcript (.jsonl) to distil now")
     p.add_argument(
@@ -49,11 +52,7 @@ def parser() -> argparse.ArgumentParser:
         "--cwd", help="project folder whose memory is used (default: the current folder)"
     )
     p.add_argument("--session-id", default="", help="session id recorded in the log")
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
-    args = parser().parse_args(list(argv))
+    args = p.parse_args(list(argv))
     settings = Settings.load()
     if args.status:
         return status(settings, args.limit, as_json=args.json)
@@ -183,3 +182,83 @@ def _print(result: pipeline.Result, *, as_json: bool) -> int:
                 for line in p.body.splitlines():
                     print(f"      {line}")
     return 1 if result.outcome == "failed" else 0
+
+
+def keys(argv: Sequence[str]) -> int:
+    p = verb_parser(
+        "keys",
+        "Give search keys (synonyms, a user's wording, translations) to the memory entries "
+        "that have none, asking a headless `claude -p` in batches. Dry run unless --apply.",
+        "agd-memory keys --apply --langs en,it",
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="memory files (default: the current project's and the global one)",
+    )
+    p.add_argument("--apply", action="store_true", help="write the keys (default: print them)")
+    p.add_argument(
+        "--all", action="store_true", help="also entries that already have keys (rewrites them)"
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=search_keys.DEFAULT_BATCH,
+        metavar="N",
+        help=f"entries per claude call (default {search_keys.DEFAULT_BATCH})",
+    )
+    p.add_argument(
+        "--langs",
+        metavar="en,it",
+        help="the user's languages for translated keys (default: AGD_RECALL_LANGS, "
+        "else English plus the languages the entries are written in)",
+    )
+    p.add_argument(
+        "--print-prompt",
+        action="store_true",
+        help="print the system prompt and message(s) it would send, and exit",
+    )
+    p.add_argument(
+        "--from",
+        dest="answers",
+        type=Path,
+        metavar="ANSWERS.json",
+        help='use a saved answer ({"entries": [{"id", "keys"}]}) instead of calling claude',
+    )
+    args = p.parse_intermixed_args(list(argv))
+    if args.batch < 1:
+        raise UserError(f"keys: --batch must be at least 1, not {args.batch}")
+    langs = [x.strip() for x in (args.langs or "").split(",") if x.strip()] or None
+
+    settings = Settings.load()
+    files = list(args.files) or search_keys.default_files(settings)
+    if not files:
+        print("no memory files found; pass FILE paths, or see `agd-memory where`")
+        return 0
+    warn = _warn_keys
+    targets, failed = search_keys.open_targets(files, settings, everything=args.all, warn=warn)
+    pending = sum(len(t.entries) for t in targets)
+    if not pending:
+        print("no entries need keys" + ("" if args.all else " (--all rewrites existing ones)"))
+        return 1 if failed else 0
+
+    if args.print_prompt:
+        search_keys.print_prompts(targets, settings, langs, args.batch)
+        return 1 if failed else 0
+    if args.answers is not None:
+        search_keys.from_answers(targets, search_keys.read_answers(args.answers), warn)
+    else:
+        try:
+            search_keys.ask_claude(targets, settings, langs, args.batch, warn)
+        except UserError:
+            if any(t.found for t in targets):  # what earlier batches found is not lost
+                search_keys.report(targets, apply=args.apply, rewrite=args.all, note=" before the failure")
+            raise
+    search_keys.report(targets, apply=args.apply, rewrite=args.all)
+    return 1 if failed else 0
+
+
+def _warn_keys(text: str) -> None:
+    print(f"agd-memory keys: {text}", file=sys.stderr)
