@@ -104,3 +104,16 @@ def test_keyed_memories_are_what_agd_memory_keys_writes(name, keys_rebuild) -> N
     original memory by `agd-memory keys --from ... --apply` gives the file byte for byte."""
     rebuilt = keys_rebuild(CASES.parent / f"{name}.agd", KEYED)
     assert rebuilt == (KEYED / f"{name}.agd").read_bytes()
+
+
+def test_missing_eval_data_fails_loudly(tmp_path) -> None:
+    from agd_memory.errors import UserError
+
+    empty = tmp_path / "cases.json"
+    empty.write_text('{"cases": []}', encoding="utf-8")
+    with pytest.raises(UserError, match="empty"):
+        summary_of(empty)
+    with pytest.raises(UserError, match="no such cases file"):
+        summary_of(tmp_path / "missing.json")
+    with pytest.raises(UserError, match="no such folder"):
+        summary_of(CASES, override=tmp_path / "no-keyed-folder")

@@ -123,6 +123,8 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(cases, list):
         raise UserError(f'{path}: the top level must be {{"cases": [...]}}')
+    if not cases:
+        raise UserError(f"{path}: the cases list is empty; an eval of no cases measures nothing")
     return cases
 
 
@@ -157,6 +159,9 @@ def corpus_files(
 ) -> dict[str, list[Any]]:
     """Corpus name -> its layer files (project, then the `global.agd` beside it)."""
     names = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
+    if override is not None and not Path(override).is_dir():
+        # a missing keyed folder would silently measure the memories without keys
+        raise UserError(f"{override}: no such folder of rewritten memories")
     files: dict[str, list[Any]] = {}
     for name in names:
         # a corpus is a path relative to the cases file; its global layer is the

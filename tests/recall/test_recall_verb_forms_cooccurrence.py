@@ -1,4 +1,4 @@
-"""Third-round changes: full verb inflections as stopwords, feedback re-ranking."""
+"""Verb inflections as stopwords, feedback re-ranking for requests of work, and co-occurrence credit."""
 
 from __future__ import annotations
 
