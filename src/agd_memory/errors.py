@@ -63,3 +63,8 @@ class BlockNotFound(UserError):
 
 class MemoryFileError(UserError):
     """A memory file is missing, unreadable, unwritable or does not parse (`path`, `line`)."""
+
+
+class RequestTooLarge(UserError):
+    """A request was refused before any work because an argument (`field`) or the whole
+    request is larger than a memory can hold; `reason` says which limit."""

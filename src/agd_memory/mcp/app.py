@@ -27,7 +27,7 @@ from pydantic import Field
 from agd.errors import AgdError
 
 from .. import __version__, debuglog
-from ..errors import UserError
+from ..errors import RequestTooLarge, SaveRejected, UserError
 from ..settings import Settings
 from . import text as mcp_text
 from . import tools as mcp_tools
@@ -333,12 +333,13 @@ def _as_tool_errors(fn: _F, name: str) -> _F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> str:
         try:
+            mcp_tools.check_request(kwargs)
             return fn(*args, **kwargs)
+        except (SaveRejected, RequestTooLarge) as exc:  # say themselves what was refused
+            raise ToolError(str(exc)) from None
         except (UserError, AgdError) as exc:
-            message = str(exc)
-            if name == "agd_memory_save" and not message.startswith("save "):
-                message = "save failed: " + message
-            raise ToolError(message) from None
+            prefix = "save failed: " if name == "agd_memory_save" else ""
+            raise ToolError(prefix + str(exc)) from None
         except Exception as exc:
             # Trigger: a bug or an OS failure. Why: the model must not get a traceback, and the
             # user must be able to find one. Outcome: one line to the model, traceback in the log.

@@ -17,20 +17,28 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agd.refs import parse_ids
 
 from .. import paths, store
-from ..errors import BlockNotFound, MemoryFileError, SaveRejected, SecretRejected, UserError
+from ..errors import (
+    BlockNotFound,
+    MemoryFileError,
+    RequestTooLarge,
+    SaveRejected,
+    SecretRejected,
+    UserError,
+)
 from ..settings import Settings
+from ..store import rules
 from ..toc import list_entries
 from . import text as mcp_text
 
-READ_SCOPES = ("all", "project", "global")
-WRITE_SCOPES = ("project", "global")
+READ_SCOPES = ("all", "team", "project", "global")
+WRITE_SCOPES = ("team", "project", "global")
 STATUSES = store.VALID_STATUS
 MAX_TOC_LIMIT = 500
 MAX_SEARCH_LIMIT = 50
@@ -39,6 +47,16 @@ MAX_DEPTH = 5
 DEFAULT_GET_LIMIT = 20
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+MAX_ARG_CHARS = {"content": rules.MAX_BODY_CHARS, "desc": rules.MAX_DESC_CHARS, "query": 2_000}
+"""Most characters in one string argument: a body, a desc, a query; every other string
+(an id, a kind, a key, a date) holds at most `MAX_SHORT_CHARS`."""
+MAX_SHORT_CHARS = 1_000
+MAX_LIST_ITEMS = MAX_GET_LIMIT
+"""Most items in a list argument (ids, refs, supersedes, keys)."""
+MAX_REQUEST_CHARS = 150_000
+"""Most characters in all string arguments of one call together: one full block and its
+desc, keys and links fit; a request that could not be one memory is refused unread."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,40 @@ def _no_memory_message(scope: str, layers: Sequence[paths.Layer]) -> str:
         f'creates it: agd_memory_save(kind="x-project", id="project-overview", '
         f'content="..."{example_scope}).'
     )
+
+
+def check_request(args: Mapping[str, object]) -> None:
+    """Refuse a call whose arguments do not fit a memory (`RequestTooLarge` names the
+    argument), before it reads or writes anything."""
+    total = 0
+    for name, value in args.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if len(items) > MAX_LIST_ITEMS:
+            raise RequestTooLarge(
+                f"request refused: {name} has {len(items):,} items; the limit is "
+                f"{MAX_LIST_ITEMS:,}. Split it into smaller calls. Nothing was read or written.",
+                field=name,
+                reason="items",
+            )
+        limit = MAX_ARG_CHARS.get(name, MAX_SHORT_CHARS)
+        for item in items:
+            if not isinstance(item, str):
+                continue
+            if len(item) > limit:
+                raise RequestTooLarge(
+                    f"request refused: {name} has {len(item):,} characters; the limit is "
+                    f"{limit:,}. A memory block holds one fact: save the essentials, or split "
+                    "them into several blocks. Nothing was read or written.",
+                    field=name,
+                    reason="characters",
+                )
+            total += len(item)
+    if total > MAX_REQUEST_CHARS:
+        raise RequestTooLarge(
+            f"request refused: its arguments hold {total:,} characters together; the limit "
+            f"is {MAX_REQUEST_CHARS:,}. Split it into smaller calls. Nothing was read or written.",
+            reason="request",
+        )
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
