@@ -1,7 +1,7 @@
 """The `agd` command: argument parsing, input/output and the one error handler.
 
 Each verb is a function in `agd.verbs` that takes the parsed arguments and
-returns an exit status. Errors reach `main` as exceptions and leave as one
+returns an exit status; what verbs read and write goes through `agd.console`. Errors reach `main` as exceptions and leave as one
 line on stderr, `agd: <message>`, exit 1; usage errors exit 2 (argparse). The
 format library is imported lazily where a verb needs more than the parser, so
 `agd get` on a big file costs little more than the interpreter start-up.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TextIO
 
 from . import __version__
+from .console import Fail, write_err
 from .errors import AgdError
 
 VERSION = f"agd {__version__}"
@@ -42,93 +42,6 @@ Examples:
      "content":{"type":"fenced","value":"Integration tests hit a real database."}}}'
   agd edit tasks.agd -i --op '{"op":"set_attr","id":"task-3","key":"done","value":true}'
 """
-
-
-class Fail(Exception):
-    """A one-line error for the user that is not a format error (I/O, arguments)."""
-
-
-# --- input / output -------------------------------------------------------------------------
-
-
-def os_message(err: OSError) -> str:
-    if err.strerror and err.errno:
-        return f"{err.strerror} (os error {err.errno})"
-    return str(err)
-
-
-def read_bytes(path: str) -> bytes:
-    if path == "-":
-        if sys.stdin is None:
-            raise Fail("reading -: no standard input")
-        buffer = getattr(sys.stdin, "buffer", None)
-        return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
-def read_text(path: str) -> str:
-    """The text of FILE (`-`: standard input) as UTF-8; `Fail` with a clear reason otherwise."""
-    try:
-        raw = read_bytes(path)
-    except OSError as err:
-        raise Fail(f"reading {path}: {os_message(err)}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise Fail(
-            f"reading {path}: stream did not contain valid UTF-8 (byte {raw[err.start]:#04x} "
-            f"at offset {err.start})"
-        ) from None
-
-
-def write_out(text: str) -> None:
-    """Text to stdout as UTF-8 whatever the locale."""
-    _write_utf8(sys.stdout, text, "surrogatepass")
-
-
-def write_err(text: str) -> None:
-    """Text to stderr as UTF-8; what cannot be encoded is escaped, never an error."""
-    _write_utf8(sys.stderr, text, "backslashreplace")
-
-
-def _write_utf8(stream: TextIO, text: str, errors: str) -> None:
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        stream.write(text)
-        return
-    stream.flush()
-    buffer.write(text.encode("utf-8", errors))
-    buffer.flush()
-
-
-def write_in_place(path: str, text: str, before: object | None = None) -> None:
-    """Replace FILE with `text` atomically, only if `text` parses back to the same document.
-
-    `before` is the document `text` was serialised from.
-    """
-    from .atomic import write_atomic
-    from .parser import parse
-
-    if path == "-":
-        raise Fail("--in-place not supported with stdin")
-    try:
-        again = parse(text)
-    except AgdError as err:
-        raise Fail(
-            f"refusing to write {path}: serialized output does not re-parse — this is a bug "
-            f"in agd; the file was left untouched: {err}"
-        ) from None
-    if before is not None and again != before:
-        raise Fail(
-            f"refusing to write {path}: this edit does not round-trip — the serialized output "
-            "re-parses to a different document (content the v0.1 syntax cannot represent); "
-            "the file was left untouched"
-        )
-    try:
-        write_atomic(path, text)
-    except OSError as err:
-        raise Fail(f"writing {path}: {os_message(err)}") from None
 
 
 # --- arguments ------------------------------------------------------------------------------
@@ -295,7 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        ns = parser.parse_args(args)
+        ns, extra = parser.parse_known_args(args)
+        if extra:  # reported by the verb's own parser, so the usage shown is the verb's
+            ns.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
         if ns.command == "get" and ns.depth is not None and not ns.follow_refs:
             ns.subparser.error("the argument '--depth <N>' requires '--follow-refs'")
     except SystemExit as stop:

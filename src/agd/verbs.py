@@ -1,7 +1,7 @@
 """One function per `agd` verb: read FILE, call the library, print (reference §3).
 
 Each takes the parsed arguments and returns the exit status; errors are raised
-(`AgdError`, `cli.Fail`) and printed by `cli.main`. Modules a verb alone needs
+(`AgdError`, `console.Fail`) and printed by `cli.main`. Modules a verb alone needs
 are imported inside it, so the common verbs start fast.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import Fail, read_text, write_err, write_in_place, write_out
+from .console import Fail, os_message, read_text, write_err, write_in_place, write_out
 from .errors import AgdError
 from .jsonast import dumps_compact
 from .model import Document
@@ -84,8 +84,6 @@ def convert(ns: argparse.Namespace) -> int:
     try:
         write_atomic(ns.out, out)
     except OSError as err:
-        from .cli import os_message
-
         raise Fail(f"writing {ns.out}: {os_message(err)}") from None
     return 0
 

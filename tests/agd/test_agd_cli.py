@@ -174,7 +174,7 @@ def test_edit_creates_ref_blocks(capsys, doc):
 
 
 def test_write_in_place_guard_messages(tmp_path):
-    from agd.cli import Fail, write_in_place
+    from agd.console import Fail, write_in_place
     from agd.parser import parse
 
     path = tmp_path / "x.agd"

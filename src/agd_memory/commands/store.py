@@ -14,9 +14,8 @@ import sys
 from collections.abc import Sequence
 
 from .. import paths, store
-from ..errors import UserError
 from ..settings import Settings
-from .args import VerbParser, emit_json, verb_parser
+from .args import CONTENT_LIMIT, VerbParser, emit_json, read_input, verb_parser
 
 
 def _parser(verb: str, description: str, example: str) -> VerbParser:
@@ -82,7 +81,11 @@ def save(argv: list[str]) -> int:
     _scope_arg(p, "project", ("project", "global"))
     args = p.parse_args(argv)
 
-    content = args.content if args.content is not None else _read_content(args.content_file)
+    content = (
+        args.content
+        if args.content is not None
+        else read_input(args.content_file, "--content-file", CONTENT_LIMIT)
+    )
     settings, layers = _layers(args)
     layer = layers.select(args.scope)[0]
     mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
@@ -114,17 +117,6 @@ def save(argv: list[str]) -> int:
     else:
         print(result.message)
     return 0
-
-
-def _read_content(path: str) -> str:
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise UserError(f"cannot read --content-file {path}: {reason}") from None
 
 
 # -- get -----------------------------------------------------------------------------
