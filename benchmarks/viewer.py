@@ -12,11 +12,20 @@ browser context (no cache). Reported, as medians over the runs:
 - graph: opening the graph view (cytoscape build + cose layout of the linked blocks)
 
     python3 benchmarks/viewer.py [--blocks 2000] [--runs 5]
+
+`--concurrent N` measures the server alone instead (no browser): rounds of N simultaneous
+`/memory.json` requests on a fresh viewer, the first round right after start-up (nothing
+cached), then `--runs` more; per round the slowest request (wall) and the server's CPU time
+(Linux `/proc`). `--root` runs the viewer of another checkout (e.g. the starting commit), so
+before and after are measured by the same script:
+
+    python3 benchmarks/viewer.py --blocks 50000 --concurrent 20 --runs 3 [--root /work/baseline]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -24,8 +33,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,11 +118,19 @@ def build_home(tmp: Path, blocks: int) -> dict[str, str]:
     }
 
 
-def start_viewer(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+@contextlib.contextmanager
+def running_viewer(blocks: int, root: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
+    """The viewer of checkout `root` in its own process, as users start it, over a temporary
+    home with a `blocks`-block project memory; yields the process and its URL."""
+    with tempfile.TemporaryDirectory() as tmp_name:
+        yield from _viewer(build_home(Path(tmp_name), blocks), root)
+
+
+def _viewer(env: dict[str, str], root: Path) -> Iterator[tuple[subprocess.Popen, str]]:
     proc = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "bin" / "agd-memory"),
+            str(root / "bin" / "agd-memory"),
             "view",
             "--no-open",
             "--port",
@@ -121,14 +140,18 @@ def start_viewer(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, **env},
+        env={**os.environ, **env, "PYTHONPATH": str(root / "src")},
         text=True,
     )
     url = proc.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1:"):
         proc.kill()
         raise SystemExit(f"the viewer did not start: {url!r}")
-    return proc, url
+    try:
+        yield proc, url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def fetch(url: str) -> tuple[float, int]:
@@ -138,60 +161,119 @@ def fetch(url: str) -> tuple[float, int]:
     return (time.perf_counter() - t0) * 1000, size
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux), None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def concurrent_round(url: str, n: int) -> list[float]:
+    """Start `n` requests at once; the seconds each took (all must answer 200)."""
+    times: list[float] = [0.0] * n
+    start = threading.Barrier(n)
+
+    def one(i: int) -> None:
+        start.wait()
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(url, timeout=600) as resp:
+            resp.read()
+        times[i] = time.perf_counter() - t0
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times
+
+
+def concurrent(args: argparse.Namespace) -> int:
+    with running_viewer(args.blocks, args.root) as (proc, url):
+        rounds = []
+        for _ in range(1 + args.runs):
+            cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
+            times = concurrent_round(url + "memory.json", args.concurrent)
+            wall, cpu1 = time.perf_counter() - t0, cpu_seconds(proc.pid)
+            cpu = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else float("nan")
+            rounds.append((wall, statistics.median(times), max(times), cpu))
+    med = statistics.median
+    print(
+        f"viewer benchmark: {args.concurrent} concurrent /memory.json, {args.blocks} project "
+        f"blocks + 52 global, viewer of {args.root}"
+    )
+    for label, rows in (
+        ("first round (cold)", rounds[:1]),
+        (f"next {args.runs}, medians", rounds[1:]),
+    ):
+        if rows:
+            print(
+                f"  {label:<20} wall {med(r[0] for r in rows):6.2f} s, per request median "
+                f"{med(r[1] for r in rows):6.2f} s / max {med(r[2] for r in rows):6.2f} s, "
+                f"server CPU {med(r[3] for r in rows):6.2f} s"
+            )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--concurrent",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N simultaneous /memory.json, no browser",
+    )
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose viewer runs")
     args = parser.parse_args()
+    if args.concurrent:
+        return concurrent(args)
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as tmp_name:
-        proc, url = start_viewer(build_home(Path(tmp_name), args.blocks))
-        try:
-            first_ms, size = fetch(url + "memory.json")
-            warm = [fetch(url + "memory.json")[0] for _ in range(args.runs)]
-            count = json.loads(urllib.request.urlopen(url + "memory.json").read())["stats"][
-                "blocks"
-            ]
-            render, paint, search, graph = [], [], [], []
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-                for _ in range(args.runs):
-                    context = browser.new_context(viewport={"width": 1400, "height": 900})
-                    page = context.new_page()
-                    page.goto(url)
-                    page.wait_for_function(
-                        "() => performance.getEntriesByName('agd-first-paint').length > 0",
-                        timeout=60_000,
+    with running_viewer(args.blocks, args.root) as (_, url):
+        first_ms, size = fetch(url + "memory.json")
+        warm = [fetch(url + "memory.json")[0] for _ in range(args.runs)]
+        count = json.loads(urllib.request.urlopen(url + "memory.json").read())["stats"]["blocks"]
+        render, paint, search, graph = [], [], [], []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            for _ in range(args.runs):
+                context = browser.new_context(viewport={"width": 1400, "height": 900})
+                page = context.new_page()
+                page.goto(url)
+                page.wait_for_function(
+                    "() => performance.getEntriesByName('agd-first-paint').length > 0",
+                    timeout=60_000,
+                )
+                marks = page.evaluate(
+                    "['agd-first-render', 'agd-first-paint'].map(n => performance.getEntriesByName(n)[0].startTime)"
+                )
+                render.append(marks[0])
+                paint.append(marks[1])
+                page.keyboard.press("Control+k")
+                search.append(
+                    page.evaluate(
+                        """() => { const i = document.getElementById('palette-input'); const t0 = performance.now();
+                            i.value = 'rollback schema'; i.dispatchEvent(new Event('input'));
+                            return performance.now() - t0; }"""
                     )
-                    marks = page.evaluate(
-                        "['agd-first-render', 'agd-first-paint'].map(n => performance.getEntriesByName(n)[0].startTime)"
+                )
+                page.keyboard.press("Escape")
+                graph.append(
+                    page.evaluate(
+                        """() => { const t0 = performance.now();
+                            document.querySelector('[data-view=graph]').click();
+                            const mark = (n) => performance.getEntriesByName(n)[0].startTime;
+                            return [performance.now() - t0, mark('agd-graph-created') - mark('agd-graph-start'),
+                                    mark('agd-graph-built') - mark('agd-graph-created')]; }"""
                     )
-                    render.append(marks[0])
-                    paint.append(marks[1])
-                    page.keyboard.press("Control+k")
-                    search.append(
-                        page.evaluate(
-                            """() => { const i = document.getElementById('palette-input'); const t0 = performance.now();
-                                i.value = 'rollback schema'; i.dispatchEvent(new Event('input'));
-                                return performance.now() - t0; }"""
-                        )
-                    )
-                    page.keyboard.press("Escape")
-                    graph.append(
-                        page.evaluate(
-                            """() => { const t0 = performance.now();
-                                document.querySelector('[data-view=graph]').click();
-                                const mark = (n) => performance.getEntriesByName(n)[0].startTime;
-                                return [performance.now() - t0, mark('agd-graph-created') - mark('agd-graph-start'),
-                                        mark('agd-graph-built') - mark('agd-graph-created')]; }"""
-                        )
-                    )
-                    context.close()
-                browser.close()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+                )
+                context.close()
+            browser.close()
 
     med = statistics.median
     print(

@@ -408,7 +408,8 @@ def _free_port() -> int:
 def test_command_prints_url_first_and_stops_when_idle(home: Home):
     port = _free_port()
     env = {**home.env, "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.Popen(
+    # The context manager closes the pipes (left open, they were a ResourceWarning).
+    with subprocess.Popen(
         [
             sys.executable,
             str(REPO / "bin" / "agd-memory"),
@@ -420,23 +421,24 @@ def test_command_prints_url_first_and_stops_when_idle(home: Home):
             "2",
         ],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env=env,
         text=True,
-    )
-    try:
-        first_line = proc.stdout.readline().strip()
-        assert first_line.startswith("http://127.0.0.1:")
-        url_port = int(first_line.rsplit(":", 1)[1].strip("/"))
-        conn = http.client.HTTPConnection("127.0.0.1", url_port, timeout=5)
-        conn.request("GET", "/projects.json")
-        assert conn.getresponse().status == 200
-        conn.close()
-        assert proc.wait(timeout=20) == 0  # --idle-exit stopped it
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    ) as proc:
+        try:
+            first_line = proc.stdout.readline().strip()
+            assert first_line.startswith("http://127.0.0.1:")
+            url_port = int(first_line.rsplit(":", 1)[1].strip("/"))
+            conn = http.client.HTTPConnection("127.0.0.1", url_port, timeout=5)
+            conn.request("GET", "/projects.json")
+            response = conn.getresponse()
+            assert response.status == 200
+            response.read()
+            conn.close()
+            assert proc.wait(timeout=20) == 0  # --idle-exit stopped it
+        finally:
+            if proc.poll() is None:
+                proc.kill()
 
 
 def test_command_refuses_a_missing_file(home: Home, tmp_path):

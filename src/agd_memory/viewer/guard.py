@@ -3,10 +3,14 @@
 DNS rebinding: a web page on `evil.example` can make its own name resolve to
 127.0.0.1 and then read `http://evil.example:8765/memory.json` as same-origin.
 The browser still sends `Host: evil.example:8765`, so anything but a loopback
-name is refused with 403 (the earlier viewer had no such check).
+name is refused with 403 (the earlier viewer had no such check). A request with
+two `Host` headers is malformed (RFC 9112 §3.2) and refused with 400: reading only
+the first would let a proxy and this server disagree on which host was asked.
 """
 
 from __future__ import annotations
+
+from http import HTTPStatus
 
 LOOPBACK_NAMES = frozenset(("127.0.0.1", "localhost", "[::1]"))
 
@@ -52,3 +56,12 @@ def host_allowed(host: str | None) -> bool:
     if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
         return False
     return name in LOOPBACK_NAMES
+
+
+def host_refusal(hosts: list[str]) -> tuple[HTTPStatus, bytes] | None:
+    """Why a request with these `Host` header values is refused, or None to serve it."""
+    if len(hosts) > 1:
+        return HTTPStatus.BAD_REQUEST, b"bad request: more than one Host header\n"
+    if not host_allowed(hosts[0] if hosts else None):
+        return HTTPStatus.FORBIDDEN, b"forbidden: not a loopback Host\n"
+    return None

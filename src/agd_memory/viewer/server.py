@@ -13,10 +13,11 @@ Endpoints (GET and HEAD):
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import errno
-import json
+import io
 import os
+import socket
 import sys
 import threading
 import time
@@ -29,7 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 from .. import debuglog
 from ..errors import UserError
 from ..settings import Settings
-from . import assets, guard, payload
+from . import assets, guard, limits, payload
 from .catalog import Catalog
 
 DEFAULT_PORT = 8765
@@ -39,6 +40,7 @@ PORT_TRIES = 35
 
 class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 64
     # SO_REUSEADDR lets a restarted viewer take its port back at once (not after TIME_WAIT);
     # Linux and macOS still refuse a second listener. Windows would let another process
     # bind over ours, so it is off there.
@@ -57,6 +59,26 @@ class ViewerServer(ThreadingHTTPServer):
         self.table = table
         self.verbose = verbose
         self.last_request = time.monotonic()
+        self.request_timeout = limits.REQUEST_TIMEOUT
+        self.connections = limits.Connections(limits.MAX_CONNECTIONS)
+        self.bodies = payload.Bodies()
+
+    def process_request(self, request: socket.socket, client_address: tuple[str, int]) -> None:
+        # One thread per admitted connection; `limits` bounds how many and for how long.
+        if self.connections.admit(request):
+            super().process_request(request, client_address)
+            return
+        with contextlib.suppress(OSError):
+            request.sendall(BUSY)
+        self.shutdown_request(request)
+
+    def process_request_thread(
+        self, request: socket.socket, client_address: tuple[str, int]
+    ) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.done(request)
 
     def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
         # socketserver prints a traceback to stderr; a viewer's user has nothing to do with it.
@@ -68,10 +90,65 @@ class ViewerServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/"
 
 
+def _busy_response(body: bytes = b"busy: try again in a moment\n") -> bytes:
+    headers = [
+        ("Content-Type", "text/plain; charset=utf-8"),
+        ("Content-Length", str(len(body))),
+        ("Connection", "close"),
+        *guard.SECURITY_HEADERS,
+    ]
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers)
+    return f"HTTP/1.0 503 Service Unavailable\r\n{head}\r\n".encode() + body
+
+
+BUSY = _busy_response()
+"""Sent, without a thread, to a connection arriving when every admitted one is answering."""
+
+
 class Handler(BaseHTTPRequestHandler):
     server: ViewerServer
     server_version = "agd-memory-viewer"
     sys_version = ""
+    timeout = limits.WRITE_TIMEOUT
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()
+        self._reader = limits.DeadlineReader(self.connection, "rb")
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        # The clock starts when the connection waits for a request, so idle time counts.
+        self._reader.deadline = time.monotonic() + self.server.request_timeout
+        self.server.connections.waiting(self.connection)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """Read the headers (still against the deadline), then refuse a Host that is not
+        exactly one loopback name, for every method."""
+        parsed = super().parse_request()
+        self._reader.deadline = None
+        self.connection.settimeout(limits.WRITE_TIMEOUT)
+        self.server.connections.busy(self.connection)
+        if not parsed:
+            return False
+        refusal = guard.host_refusal(self.headers.get_all("Host") or [])
+        if refusal is not None:
+            self._send_body = self.command != "HEAD"
+            self.close_connection = True
+            self._send(refusal[0], refusal[1], "text/plain; charset=utf-8")
+            return False
+        return True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # http.server's own errors (bad request line, too many headers...) carry the same
+        # headers as every other answer, and plain text instead of its HTML page.
+        self.close_connection = True
+        self._send_body = getattr(self, "command", None) != "HEAD"
+        status = HTTPStatus(code)
+        self._send(
+            status, f"{code} {message or status.phrase}\n".encode(), "text/plain; charset=utf-8"
+        )
 
     def do_GET(self) -> None:
         self._handle(send_body=True)
@@ -89,13 +166,6 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, *, send_body: bool) -> None:
         self.server.last_request = time.monotonic()
         self._send_body = send_body
-        if not guard.host_allowed(self.headers.get("Host")):
-            self._send(
-                HTTPStatus.FORBIDDEN,
-                b"forbidden: not a loopback Host\n",
-                "text/plain; charset=utf-8",
-            )
-            return
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         try:
@@ -139,13 +209,15 @@ class Handler(BaseHTTPRequestHandler):
         elif endpoint == "/version.json":
             self._json(HTTPStatus.OK, {"key": key, "version": payload.version(layers)})
         else:
-            self._json(HTTPStatus.OK, payload.memory_json(key, layers, catalog.settings))
+            body = self.server.bodies.memory_json(key, layers, catalog.settings)
+            self._send(HTTPStatus.OK, body, "application/json; charset=utf-8")
 
     def _json(self, status: HTTPStatus, data: object) -> None:
-        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        self._send(status, body, "application/json; charset=utf-8")
+        self._send(status, payload.encode(data), "application/json; charset=utf-8")
 
     def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        if self.request_version == "HTTP/0.9":  # a 0.9 answer has no headers; ours always do
+            self.request_version = "HTTP/1.0"
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
