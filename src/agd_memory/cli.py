@@ -42,6 +42,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge": ("agd_memory.commands.maintenance:merge", "merge one memory file into another"),
     "doctor": ("agd_memory.commands.maintenance:doctor", "check memory files and the installation"),
     "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
+    "team": ("agd_memory.commands.team:team", "share memory through git: team init, team resolve"),
+    "merge-driver": ("agd_memory.commands.team:merge_driver", "git's merge driver for the team file"),
 }
 
 

@@ -1,4 +1,4 @@
-"""The one resolver: which files hold the project layer and the global layer, and why.
+"""The one resolver: which files hold the team, project and global layers, and why.
 
 Every entry point (hooks, CLI, MCP server, viewer, distiller) calls `resolve`; the
 earlier plugin had three resolvers that disagreed (reference §13.1.2), so there is
@@ -14,6 +14,12 @@ Project layer, first match wins:
 3. The git-remote index: a fresh checkout of a known repository inherits its memory.
 4. Claude Code's project folder for the working folder when it already exists
    (transcripts live there), else a new folder under Claude Code's naming.
+
+Team layer: `AGD_MEMORY_TEAM_FILE`, else `<repository root>/.claude/memory.agd`, the
+repository root being the nearest folder at or above the working folder holding a `.git`
+folder or file (so a subfolder and a linked worktree each find their own checkout);
+outside a repository there is no team layer. It is committed with the code and merged
+by the `agd-memory` merge driver (`agd_memory.team`).
 
 The working folder is `AGD_MEMORY_PROJECT_CWD`, else the `cwd` the caller passes
 (a hook passes the payload's), else the process's.
@@ -39,8 +45,10 @@ from .errors import MemoryFileError, UserError
 from .settings import Settings, read_json_object
 
 MEMORY_FILE_IN_FOLDER = Path("memory") / "memory.agd"
+TEAM_FILE_IN_REPO = Path(".claude") / "memory.agd"
 INDEX_NAME = ".agd-memory-index.json"
-SCOPES = ("project", "global", "all")
+SCOPES = ("team", "project", "global", "all")
+WRITE_SCOPES = ("team", "project", "global")
 MAX_FOLDER_NAME = 200
 """Claude Code truncates longer project-folder names and appends a hash."""
 
@@ -53,7 +61,7 @@ _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 class Layer(NamedTuple):
     name: str
-    """`project` or `global`."""
+    """`team`, `project` or `global`."""
     path: Path
     """The memory file (it may not exist yet)."""
     reason: str
@@ -63,19 +71,34 @@ class Layer(NamedTuple):
 class Layers(NamedTuple):
     project: Layer
     global_: Layer
+    team: Layer | None = None
+    """None outside a git repository (and without `AGD_MEMORY_TEAM_FILE`)."""
 
     def select(self, scope: str = "all") -> list[Layer]:
-        """The layers a scope names, project first; `all` drops the global layer when it
-        is the same file as the project layer (so nothing is read twice)."""
+        """The layers a scope names, in the order team, project, global. `all` has the team
+        layer only when its file exists (a clone without team memory reads nothing more),
+        and drops a layer that is the same file as one before it (nothing is read twice)."""
+        if scope == "team":
+            if self.team is None:
+                raise UserError(
+                    "no team layer: the folder is not inside a git repository; run in a clone "
+                    "(or set AGD_MEMORY_TEAM_FILE)"
+                )
+            return [self.team]
         if scope == "project":
             return [self.project]
         if scope == "global":
             return [self.global_]
         if scope == "all":
-            if _same_file(self.project.path, self.global_.path):
-                return [self.project]
-            return [self.project, self.global_]
-        raise UserError(f"unknown scope `{scope}`: use project, global or all")
+            chosen: list[Layer] = []
+            candidates = [self.project, self.global_]
+            if self.team is not None and _is_file(self.team.path):
+                candidates.insert(0, self.team)
+            for layer in candidates:
+                if not any(_same_file(layer.path, c.path) for c in chosen):
+                    chosen.append(layer)
+            return chosen
+        raise UserError(f"unknown scope `{scope}`: use team, project, global or all")
 
 
 def home(settings: Settings) -> Path:
@@ -113,9 +136,36 @@ def legacy_folder_name(path: str) -> str:
 
 
 def resolve(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> Layers:
-    """Both layers for a working folder. Never creates a memory file."""
+    """The layers for a working folder. Never creates a memory file."""
     gpath, greason = global_file(settings)
-    return Layers(project=_project_layer(settings, cwd), global_=Layer("global", gpath, greason))
+    return Layers(
+        project=_project_layer(settings, cwd),
+        global_=Layer("global", gpath, greason),
+        team=team_layer(settings, cwd),
+    )
+
+
+def team_layer(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> Layer | None:
+    """`AGD_MEMORY_TEAM_FILE`, else `.claude/memory.agd` at the repository root, else None."""
+    if settings.team_file:
+        return Layer("team", Path(settings.team_file).expanduser(), "AGD_MEMORY_TEAM_FILE")
+    folder, source = _working_folder(settings, cwd)
+    root = repo_root(Path(os.path.abspath(folder)))
+    if root is None:
+        return None
+    return Layer("team", root / TEAM_FILE_IN_REPO, f"the repository holding {source} {folder}")
+
+
+def repo_root(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` with a `.git` folder or file (a linked
+    worktree or a submodule has a file), or None outside a repository."""
+    for d in (folder, *folder.parents):
+        try:
+            if (d / ".git").exists():
+                return d
+        except OSError:
+            return None
+    return None
 
 
 def list_project_files(settings: Settings) -> list[Path]:

@@ -49,6 +49,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_MEMORY_PROJECT_CWD", "project_cwd", str, None, "project folder used to find the project layer"),
     Variable("AGD_MEMORY_HOME", "home", str, None, "replaces the home folder for every memory path"),
     Variable("AGD_MEMORY_GLOBAL_FILE", "global_file", str, None, "the global layer's file"),
+    Variable("AGD_MEMORY_TEAM_FILE", "team_file", str, None, "the team layer's file (default <repository root>/.claude/memory.agd)"),
     Variable("AGD_MEMORY_TODAY", "today", str, None, "pins today's date (YYYY-MM-DD), for tests"),
     Variable("AGD_MEMORY_DEBUG", "debug", bool, False, "echo every debug-log line to stderr (environment only)"),
     # Table of contents (toc.py)
@@ -102,6 +103,7 @@ class Settings:
     project_cwd: str | None
     home: str | None
     global_file: str | None
+    team_file: str | None
     today: str | None
     debug: bool
     toc_token_budget: int

@@ -269,3 +269,69 @@ def test_very_long_project_paths_reuse_claude_codes_truncated_folder(tmp_path: P
     theirs = home / ".claude/projects" / (name[: paths.MAX_FOLDER_NAME] + "-abc123")
     theirs.mkdir(parents=True)
     assert paths.resolve(_settings(home, deep)).project.path == theirs / "memory/memory.agd"
+
+
+# -- the team layer ------------------------------------------------------------------
+
+
+def _real_git(tmp_path: Path, *args: str, cwd: Path) -> None:
+    import subprocess
+
+    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig")}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_team_layer_is_at_the_repository_root_from_a_subfolder(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / "src" / "deep").mkdir(parents=True)
+    _real_git(tmp_path, "init", "-q", cwd=repo)
+    layers = paths.resolve(_settings(tmp_path / "home", repo / "src" / "deep"))
+    assert layers.team is not None
+    assert layers.team.path == repo / ".claude" / "memory.agd"
+    assert layers.select("team") == [layers.team]
+
+
+def test_a_linked_worktree_has_its_own_team_file(tmp_path: Path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _real_git(tmp_path, "init", "-q", cwd=repo)
+    _real_git(
+        tmp_path,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@e",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+        cwd=repo,
+    )
+    _real_git(tmp_path, "worktree", "add", "-q", str(tmp_path / "wt"), cwd=repo)
+    (tmp_path / "wt" / "sub").mkdir()
+    team = paths.resolve(_settings(tmp_path / "home", tmp_path / "wt" / "sub")).team
+    assert team is not None and team.path == tmp_path / "wt" / ".claude" / "memory.agd"
+
+
+def test_all_reads_the_team_layer_first_only_when_its_file_exists(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    layers = paths.resolve(_settings(tmp_path / "home", repo))
+    assert [layer.name for layer in layers.select("all")] == ["project", "global"]
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "memory.agd").write_text("@meta format=agd version=1 [#meta]\n")
+    assert [layer.name for layer in layers.select("all")] == ["team", "project", "global"]
+
+
+def test_team_file_variable_overrides_and_outside_a_repository_there_is_none(tmp_path: Path):
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    layers = paths.resolve(_settings(tmp_path / "home", outside))
+    assert layers.team is None
+    with pytest.raises(UserError, match="not inside a git repository"):
+        layers.select("team")
+    forced = tmp_path / "team.agd"
+    s = _settings(tmp_path / "home", outside, AGD_MEMORY_TEAM_FILE=str(forced))
+    team = paths.resolve(s).team
+    assert team is not None and team.path == forced and team.reason == "AGD_MEMORY_TEAM_FILE"

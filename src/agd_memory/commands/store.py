@@ -78,7 +78,7 @@ def save(argv: list[str]) -> int:
     p.add_argument(
         "--allow-secrets", action="store_true", help="save even if it looks like a secret"
     )
-    _scope_arg(p, "project", ("project", "global"))
+    _scope_arg(p, "project", paths.WRITE_SCOPES)
     args = p.parse_args(argv)
 
     content = (
@@ -214,7 +214,7 @@ def delete(argv: list[str]) -> int:
         "agd-memory delete old-note",
     )
     p.add_argument("id")
-    _scope_arg(p, "project", ("project", "global"))
+    _scope_arg(p, "project", paths.WRITE_SCOPES)
     args = p.parse_args(argv)
     result = _files(args)[0].delete(args.id)
     if args.json:
@@ -232,7 +232,7 @@ def rename(argv: list[str]) -> int:
     )
     p.add_argument("old")
     p.add_argument("new")
-    _scope_arg(p, "project", ("project", "global"))
+    _scope_arg(p, "project", paths.WRITE_SCOPES)
     args = p.parse_args(argv)
     result = _files(args)[0].rename(args.old, args.new)
     if args.json:

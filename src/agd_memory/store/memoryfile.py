@@ -213,7 +213,9 @@ class MemoryFile:
         recall matches as a field of their own (`rules.normalize_keys`). Without explicit refs, the
         old refs are kept and `#id` citations of existing blocks in the body are added.
         """
-        where = f"#{id.strip().lstrip('#')} in {self.path}"
+        allow_secrets = allow_secrets and self.layer != "team"  # a committed file: no override
+        if not allow_secrets:  # before `where` quotes the id
+            rules.check_secrets({"id": id, "kind": kind}, f"a save to {self.path}")
         block_id = rules.check_id(id, f"{self.path}")
         kind = rules.check_kind(kind, where)
         if not isinstance(content, str):

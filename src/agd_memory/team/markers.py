@@ -1,0 +1,143 @@
+"""Git's conflict markers in a memory file: find them, say how to fix them, merge them.
+
+A clone without the merge driver (or another tool) merges the team file line by line
+and leaves `<<<<<<<` / `=======` / `>>>>>>>` regions (with a `|||||||` base section in
+git's diff3 style). The parser then fails; `conflict_message` is the one line a reader
+shows instead of the parse error, and `resolve` rebuilds the two (or three) versions
+the markers interleave, merges them by block id with `agd.merge3`'s rules and writes
+the result under the store's lock, atomically. Without a base section the merge is
+two-way: nothing either side holds is dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+OPEN, BASE, SPLIT, CLOSE = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
+
+
+class Sides(NamedTuple):
+    ours: str
+    theirs: str
+    base: str | None
+    """None when a region had no `|||||||` section."""
+    regions: int
+
+
+def first_marker_line(text: str) -> int | None:
+    """The 1-based line of the first complete conflict region's `<<<<<<<`, or None."""
+    if OPEN not in text:
+        return None
+    start = None
+    split = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.startswith(OPEN) and start is None:
+            start, split = n, False
+        elif start is not None and line.rstrip() == SPLIT:
+            split = True
+        elif start is not None and split and line.startswith(CLOSE):
+            return start
+    return None
+
+
+def conflict_message(path: str | os.PathLike[str], text: str) -> str | None:
+    """The one line a reader gives for a file with conflict markers, else None."""
+    line = first_marker_line(text)
+    if line is None:
+        return None
+    return (
+        f"memory file {path} holds git conflict markers (line {line}); run "
+        "`agd-memory team resolve` to merge them block by block"
+    )
+
+
+def split_sides(text: str) -> Sides:
+    """The versions a marked file interleaves (text outside the regions is in all)."""
+    ours: list[str] = []
+    theirs: list[str] = []
+    base: list[str] = []
+    has_base = True
+    regions = 0
+    state = None  # None outside a region, else "ours", "base" or "theirs"
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if state is None and bare.startswith(OPEN):
+            state, regions = "ours", regions + 1
+            region_base = False
+            continue
+        if state == "ours" and bare.startswith(BASE):
+            state, region_base = "base", True
+            continue
+        if state in ("ours", "base") and bare.rstrip() == SPLIT:
+            has_base = has_base and region_base
+            state = "theirs"
+            continue
+        if state == "theirs" and bare.startswith(CLOSE):
+            state = None
+            continue
+        if state is None:
+            ours.append(line)
+            theirs.append(line)
+            base.append(line)
+        elif state == "ours":
+            ours.append(line)
+        elif state == "base":
+            base.append(line)
+        else:
+            theirs.append(line)
+    if state is not None:
+        raise ValueError("a conflict region is not closed by `>>>>>>>`")
+    return Sides("".join(ours), "".join(theirs), "".join(base) if has_base else None, regions)
+
+
+class Resolved(NamedTuple):
+    path: Path
+    regions: int
+    notes: tuple[str, ...]
+
+
+def resolve(path: str | os.PathLike[str]) -> Resolved:
+    """Merge the conflict regions of `path` in place (see the module docstring)."""
+    from agd.atomic import write_atomic
+    from agd.errors import AgdError
+    from agd.files import read_text
+    from agd.lock import exclusive, locked_path, real_path
+    from agd.merge3 import merge_documents
+    from agd.parser import parse
+
+    from ..errors import MemoryFileError, UserError
+    from .driver import MAX_BYTES
+
+    target = Path(path)
+    with exclusive(locked_path(target)):
+        text = read_text(target, MAX_BYTES)
+        if first_marker_line(text) is None:
+            return Resolved(target, 0, ())
+        try:
+            sides = split_sides(text)
+        except ValueError as exc:
+            raise UserError(f"cannot resolve {target}: {exc}; fix the markers by hand") from None
+        docs = {}
+        for side in ("ours", "theirs", "base"):
+            version = getattr(sides, side)
+            if version is None:
+                continue
+            try:
+                docs[side] = parse(version)
+            except AgdError as exc:
+                if side == "base":
+                    continue  # a broken ancestor: merge two-way, which drops nothing
+                raise UserError(
+                    f"cannot resolve {target}: the {side} side of the conflict does not parse "
+                    f"({exc}); fix that side by hand, then run `agd-memory team resolve` again"
+                ) from None
+        result = merge_documents(docs.get("base"), docs["ours"], docs["theirs"])
+        try:
+            write_atomic(real_path(target), result.text)
+        except OSError as exc:
+            raise MemoryFileError(
+                f"cannot write {target}: {exc.strerror or exc}. Nothing was written."
+            ) from None
+    return Resolved(target, sides.regions, tuple(n.detail for n in result.notes))
