@@ -8,6 +8,7 @@ where a response is an object with any of
     "proposals": [...]             # success: a result object with structured_output
     "exit": N, "stderr": "..."     # a failure
     "result": {...}                # a raw result object printed as is (exit 0 unless "exit")
+    "stdout": "..."                # raw text printed as is (exit 0 unless "exit")
     "sleep": seconds               # before answering (for time-outs and overlap checks)
 
 Every call is recorded as `$FAKE_CLAUDE_DIR/calls/NNNN.json`: argv, stdin, cwd,
@@ -68,6 +69,9 @@ def main() -> int:
             "total_cost_usd": 0.001,
         }
         print(json.dumps(out))
+        return int(r.get("exit", 0))
+    if "stdout" in r:
+        sys.stdout.write(r["stdout"])
         return int(r.get("exit", 0))
     if "result" in r:
         print(json.dumps(r["result"]))

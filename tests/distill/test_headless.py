@@ -7,6 +7,7 @@ import json
 import pytest
 
 from agd_memory.claude import headless
+from agd_memory.distill.schema import SCHEMA
 
 PROPOSAL = {
     "kind": "x-project",
@@ -19,13 +20,13 @@ PROPOSAL = {
 def ask(env, **changes):
     settings = env.settings().replace(**changes)
     notes: list[str] = []
-    return headless.ask(settings, "SYSTEM PROMPT", "SESSION TEXT", log=notes.append), notes
+    return headless.ask(settings, "SYSTEM PROMPT", "SESSION TEXT", SCHEMA, log=notes.append), notes
 
 
 def test_runs_claude_with_no_tools_a_schema_and_the_guard(env, fake_claude) -> None:
     fake_claude.script({"proposals": [PROPOSAL]})
     answer, _ = ask(env)
-    assert answer.proposals == [PROPOSAL] and answer.attempts == 1
+    assert answer.items == [PROPOSAL] and answer.attempts == 1
     (call,) = fake_claude.calls()
     argv = call["argv"]
     assert argv[0] == "-p"
@@ -67,8 +68,8 @@ def test_transient_failures_are_retried_with_linear_backoff(env, fake_claude, mo
     slept: list[float] = []
     settings = env.settings().replace(distill_backoff_s=2.0, distill_retries=3)
     notes: list[str] = []
-    answer = headless.ask(settings, "S", "M", log=notes.append, sleep=slept.append)
-    assert answer.attempts == 3 and answer.proposals == [PROPOSAL]
+    answer = headless.ask(settings, "S", "M", SCHEMA, log=notes.append, sleep=slept.append)
+    assert answer.attempts == 3 and answer.items == [PROPOSAL]
     assert slept == [2.0, 4.0]
     assert len(fake_claude.calls()) == 3
     assert "retrying in 2s" in notes[0]
@@ -115,7 +116,7 @@ def test_an_api_status_of_429_in_the_result_is_transient(env, fake_claude) -> No
         {"proposals": []},
     )
     answer, _ = ask(env)
-    assert answer.attempts == 2 and answer.proposals == []
+    assert answer.attempts == 2 and answer.items == []
 
 
 def test_a_run_past_the_time_limit_is_killed_and_retried(env, fake_claude) -> None:
@@ -151,7 +152,7 @@ def test_structured_output_in_the_result_text_is_accepted(env, fake_claude) -> N
         }
     )
     answer, _ = ask(env)
-    assert answer.proposals == [PROPOSAL]
+    assert answer.items == [PROPOSAL]
 
 
 def test_an_old_cli_without_safe_mode_falls_back_to_disabling_hooks(env, fake_claude) -> None:

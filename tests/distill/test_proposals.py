@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agd.lines import is_identifier
+
 from agd_memory import paths, store
 from agd_memory.distill import proposals
 from agd_memory.errors import UserError
@@ -25,6 +27,11 @@ def P(**fields: object) -> dict:
 def layers(env):
     project = env.project("app")
     return paths.resolve(env.settings(), cwd=str(project))
+
+
+def apply(raw: list[object], layers, settings, *, shown=(), **options) -> proposals.Report:
+    """`proposals.apply` for a model that was shown the entries `shown`."""
+    return proposals.apply(raw, layers, settings, shown=shown, **options)
 
 
 def memory(layers, env, layer: str = "project") -> store.MemoryFile:
@@ -141,7 +148,7 @@ def test_near_duplicates_are_recognised() -> None:
 
 
 def test_new_proposals_are_added_to_the_project_layer(env, layers) -> None:
-    report = proposals.apply(
+    report = apply(
         [
             P(),
             P(
@@ -178,32 +185,34 @@ def test_at_most_three_proposals_are_considered(env, layers) -> None:
         P(id=f"fact-{i}", desc=f"About {t}", body=f"The {t} decision.")
         for i, t in enumerate(topics)
     ]
-    report = proposals.apply(many, layers, env.settings())
+    report = apply(many, layers, env.settings())
     assert len(report.outcomes) == 3
     assert sorted(ids(memory(layers, env))) == ["fact-0", "fact-1", "fact-2"]
 
 
 def test_a_matching_id_updates_the_block(env, layers) -> None:
-    proposals.apply([P()], layers, env.settings())
-    report = proposals.apply(
+    apply([P()], layers, env.settings())
+    report = apply(
         [P(body="Chosen for SKIP LOCKED; pool size 20.")], layers, env.settings()
     )
     assert report.outcomes[0].action == "updated"
     (entry,) = [e for e in memory(layers, env).entries() if e.id == "queue-db"]
     assert "pool size 20" in entry.body
-    again = proposals.apply(
+    again = apply(
         [P(body="Chosen for SKIP LOCKED; pool size 20.")], layers, env.settings()
     )
     assert again.outcomes[0].action == "unchanged"
 
 
 def test_a_named_block_is_superseded(env, layers) -> None:
-    proposals.apply(
+    apply(
         [P(id="queue-redis", desc="Job queue runs on Redis", body="Uses BRPOPLPUSH.")],
         layers,
         env.settings(),
     )
-    report = proposals.apply([P(supersedes=["queue-redis", "ghost"])], layers, env.settings())
+    report = apply(
+        [P(supersedes=["queue-redis", "ghost"])], layers, env.settings(), shown={"queue-redis"}
+    )
     assert report.outcomes[0].action == "added"
     entries = {e.id: e for e in memory(layers, env).entries()}
     assert entries["queue-redis"].status == "superseded"
@@ -211,16 +220,16 @@ def test_a_named_block_is_superseded(env, layers) -> None:
 
 
 def test_a_near_duplicate_of_an_existing_block_is_skipped(env, layers) -> None:
-    proposals.apply([P()], layers, env.settings())
-    report = proposals.apply([P(id="postgres-queue")], layers, env.settings())
+    apply([P()], layers, env.settings())
+    report = apply([P(id="postgres-queue")], layers, env.settings())
     assert report.outcomes[0].action == "duplicate"
     assert "#queue-db" in report.outcomes[0].message
     assert ids(memory(layers, env)) == ["queue-db"]
 
 
 def test_headings_and_meta_ids_cannot_be_overwritten(env, layers) -> None:
-    proposals.apply([P()], layers, env.settings())
-    report = proposals.apply(
+    apply([P()], layers, env.settings())
+    report = apply(
         [P(id="root", desc="hijack", body="replace the root heading")], layers, env.settings()
     )
     assert report.outcomes[0].action == "invalid"
@@ -228,7 +237,7 @@ def test_headings_and_meta_ids_cannot_be_overwritten(env, layers) -> None:
 
 def test_a_proposal_holding_an_api_key_is_saved_redacted(env, layers) -> None:
     key = "sk-ant-api03-" + "Zx9" * 30
-    report = proposals.apply(
+    report = apply(
         [
             P(
                 id="api-access",
@@ -245,7 +254,7 @@ def test_a_proposal_holding_an_api_key_is_saved_redacted(env, layers) -> None:
 
 
 def test_a_dry_run_writes_nothing(env, layers) -> None:
-    report = proposals.apply([P()], layers, env.settings(), dry_run=True)
+    report = apply([P()], layers, env.settings(), dry_run=True)
     assert report.outcomes[0].action == "would add"
     assert not memory(layers, env).exists()
 
@@ -275,12 +284,12 @@ def test_any_model_output_is_either_refused_or_made_safe(raw: dict) -> None:
     except UserError:
         return
     assert p.kind in proposals.KINDS
-    assert proposals.IDENT.match(p.id) and len(p.id) <= 64
+    assert is_identifier(p.id) and len(p.id) <= 64
     assert "\n" not in p.desc and len(p.desc) <= proposals.DESC_CHARS
     assert p.body.strip() and len(p.body) <= proposals.BODY_CHARS
     assert p.status in (None, "open", "done")
     assert p.scope in ("project", "global")
-    assert all(proposals.IDENT.match(s) and s != p.id for s in p.supersedes)
+    assert all(is_identifier(s) and s != p.id for s in p.supersedes)
 
 
 def test_keys_are_cleaned_and_written_with_the_block(layers, env) -> None:
@@ -288,13 +297,13 @@ def test_keys_are_cleaned_and_written_with_the_block(layers, env) -> None:
     p = proposals.validate(raw)
     assert p.keys == ("job queue", "coda lavori", "background jobs")
     assert sum("dropped" in n for n in p.notes) == 2  # too long; a secret
-    proposals.apply([raw], layers, env.settings())
+    apply([raw], layers, env.settings())
     (entry,) = [e for e in memory(layers, env).entries() if e.id == "queue-db"]
     assert entry.attrs["keys"] == "job queue, coda lavori, background jobs"
 
 
 def test_a_proposal_without_keys_is_still_written(layers, env) -> None:
     assert proposals.validate(P()).keys == ()
-    proposals.apply([P()], layers, env.settings())
+    apply([P()], layers, env.settings())
     (entry,) = [e for e in memory(layers, env).entries() if e.id == "queue-db"]
     assert "keys" not in entry.attrs

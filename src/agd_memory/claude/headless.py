@@ -1,5 +1,10 @@
 """Run `claude -p` with no tools and a JSON schema: the only place the model is called.
 
+Generic: the caller gives the system prompt, the message and the answer's schema
+(the distiller's is `distill/schema.py`, the search keys' `distill/keys.py`) and
+gets the list in the schema's one required field, unvalidated: checking it
+against the schema's limits is the caller's job.
+
 The child gets `--tools ""` (no built-in tools: it cannot run a command, read
 or write a file), `--safe-mode` (no plugins, hooks, skills, MCP servers — so
 our own hooks cannot fire inside it), `--no-session-persistence` (it leaves no
@@ -27,48 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..settings import Settings
-from ..store.rules import MAX_KEY_CHARS, MAX_KEYS
 
 GUARD_ENV = "AGD_DISTILL_GUARD"
-MAX_PROPOSALS = 3
-KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
-
-# The answer the model must give; the CLI turns it into a StructuredOutput tool
-# and validates it. Our code validates again (proposals.py): never trust the child.
-SCHEMA: dict[str, object] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["proposals"],
-    "properties": {
-        "proposals": {
-            "type": "array",
-            "maxItems": MAX_PROPOSALS,
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["kind", "id", "desc", "body"],
-                "properties": {
-                    "kind": {"type": "string", "enum": list(KINDS)},
-                    "id": {
-                        "type": "string",
-                        "pattern": "^[A-Za-z_][A-Za-z0-9_-]*$",
-                        "maxLength": 64,
-                    },
-                    "desc": {"type": "string", "maxLength": 200},
-                    "body": {"type": "string", "maxLength": 4000},
-                    "status": {"type": "string", "enum": ["", "open", "done"]},
-                    "supersedes": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
-                    "scope": {"type": "string", "enum": ["project", "global"]},
-                    "keys": {
-                        "type": "array",
-                        "items": {"type": "string", "maxLength": MAX_KEY_CHARS},
-                        "maxItems": MAX_KEYS,
-                    },
-                },
-            },
-        }
-    },
-}
 
 # Words in a failed run's output that mean "try again later".
 TRANSIENT = re.compile(
@@ -91,8 +56,8 @@ class DistillFailed(Exception):
 
 @dataclass
 class Answer:
-    proposals: list[object]
-    """The raw items of the result field (the distiller's proposals), unvalidated."""
+    items: list[object]
+    """The raw items of the schema's result field (the distiller's proposals), unvalidated."""
     attempts: int
     cost_usd: float | None = None
 
@@ -100,12 +65,11 @@ class Answer:
 def command(
     settings: Settings,
     system_prompt: str,
+    schema: dict[str, object],
     *,
     safe_mode: bool = True,
-    schema: dict[str, object] = SCHEMA,
 ) -> list[str]:
-    """The argv of one headless run (the message goes on stdin); `schema` defaults to the
-    distiller's SCHEMA."""
+    """The argv of one headless run (the message goes on stdin)."""
     exe = shutil.which(settings.distill_claude) or settings.distill_claude
     argv = [exe, "-p"]
     if safe_mode:
@@ -160,15 +124,15 @@ def ask(
     settings: Settings,
     system_prompt: str,
     message: str,
+    schema: dict[str, object],
     *,
     log: Callable[[str], None],
     sleep: Callable[[float], None] = time.sleep,
-    schema: dict[str, object] = SCHEMA,
 ) -> Answer:
     """Run the headless pass, retrying transient failures; raise DistillFailed when it gives up.
 
-    `schema` is the answer's JSON schema (default: the distiller's SCHEMA); the Answer carries
-    the list that is its one required field ("proposals" in SCHEMA)."""
+    `schema` is the answer's JSON schema, an object with one required field that holds a
+    list; the Answer carries that list."""
     (result_field,) = schema["required"]  # type: ignore[misc]
     if shutil.which(settings.distill_claude) is None:
         raise DistillFailed(
@@ -179,7 +143,7 @@ def ask(
     safe_mode = True
 
     def attempt() -> Answer:
-        argv = command(settings, system_prompt, safe_mode=safe_mode, schema=schema)
+        argv = command(settings, system_prompt, schema, safe_mode=safe_mode)
         return _once(settings, argv, message, result_field)
 
     for n in range(1, attempts + 1):
@@ -241,7 +205,7 @@ def _once(settings: Settings, argv: list[str], message: str, field: str) -> Answ
     if structured is None and isinstance(result.get("result"), str):
         try:
             structured = json.loads(result["result"])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
             structured = None
     if not isinstance(structured, dict) or not isinstance(structured.get(field), list):
         raise DistillFailed(f"the answer holds no structured `{field}` list", transient=False)
@@ -270,7 +234,7 @@ def _result_object(stdout: str) -> dict | None:
     for candidate in candidates:
         try:
             data = json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
             continue
         if isinstance(data, dict) and data.get("type", "result") == "result":
             return data

@@ -6,11 +6,17 @@ after the last complete line is what the next distillation starts from. The
 format is officially opaque: unknown record types and malformed lines are
 skipped, never fatal.
 
-Kept: typed user prompts, assistant text, tool calls (counted, edits counted
-apart) and short tool results. Dropped: `isMeta` (slash-command caveats, skill
-bodies), `isCompactSummary` (a model-written summary, not the user's words),
-`isSidechain` (subagent turns), thinking blocks and every metadata record.
-Text between `<private>` and `</private>` never leaves this module.
+Kept: what the user typed, what the assistant said, its tool calls (counted,
+edits counted apart) and short tool results; only `user` and `assistant`
+records count. Dropped: `isMeta` (slash-command caveats, skill bodies),
+`isCompactSummary` (a model-written summary, not the user's words),
+`isSidechain` (subagent turns), thinking blocks, every other record type (the
+`api-request-blob` records repeat the whole request, prompt included, with
+Claude Code's system reminders in the user's role; hook context arrives as
+`attachment` records) and, inside messages, the text Claude Code injects:
+`<system-reminder>`s, hook output, command wrappers and local-command output,
+and its commit attribution lines. Text between `<private>` and `</private>`
+never leaves this module.
 """
 
 from __future__ import annotations
@@ -31,6 +37,20 @@ TOOL_RESULT_CHARS = 300
 # `<private>…</private>` in a message keeps that text out of the distiller (an unclosed
 # tag hides the rest of the message).
 PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+# Text Claude Code puts into a user message that the user did not type (an unclosed tag
+# drops the rest of the message).
+INJECTED = re.compile(
+    r"<(system-reminder|user-prompt-submit-hook|local-command-stdout|local-command-stderr|"
+    r"local-command-caveat|command-message|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
+    re.DOTALL,
+)
+# Wrappers around what the user did type: `/name args` and `!command`.
+TYPED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)
+# Claude Code's attribution boilerplate in commit messages and PR bodies.
+ATTRIBUTION = re.compile(
+    r"^.*(?:Generated with \[?Claude Code|Co-Authored-By: Claude\b).*$\n?",
+    re.IGNORECASE | re.MULTILINE,
+)
 # Input fields that say what a tool call was about, in the order they are shown.
 TOOL_INPUT_KEYS = (
     "file_path",
@@ -96,12 +116,11 @@ def read(path: str | Path, start: int = 0) -> Digest:
 def _take(record: dict, digest: Digest) -> None:
     if record.get("isMeta") or record.get("isCompactSummary") or record.get("isSidechain"):
         return
-    kind = record.get("type")
+    role = record.get("type")
+    if role not in ("user", "assistant"):
+        return
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
     content = record.get("content", message.get("content"))
-    role = message.get("role") or kind
-    if kind not in ("user", "assistant") and role not in ("user", "assistant"):
-        return
     if isinstance(content, str):
         _add_text(digest, "user" if role == "user" else "assistant", content)
         return
@@ -118,18 +137,22 @@ def _take(record: dict, digest: Digest) -> None:
             digest.tool_uses += 1
             if name in EDIT_TOOLS:
                 digest.edits += 1
-            digest.turns.append(
-                Turn("tool", _clip(f"{name} {_tool_summary(part.get('input'))}", TOOL_CALL_CHARS))
-            )
+            summary = _one_line(ATTRIBUTION.sub("", _tool_summary(part.get("input"))))
+            digest.turns.append(Turn("tool", _clip(f"{name} {summary}", TOOL_CALL_CHARS)))
         elif ptype == "tool_result":
-            text = _result_text(part.get("content"))
+            text = _one_line(INJECTED.sub("", _result_text(part.get("content"))))
             if text:
                 prefix = "error: " if part.get("is_error") else ""
                 digest.turns.append(Turn("result", _clip(prefix + text, TOOL_RESULT_CHARS)))
 
 
 def _add_text(digest: Digest, role: str, text: str) -> None:
-    text = PRIVATE.sub("[private]", text).strip()
+    text = PRIVATE.sub("[private]", text)
+    if role == "user":
+        text = TYPED.sub(lambda m: m.group(2), INJECTED.sub("", text))
+    else:
+        text = ATTRIBUTION.sub("", text)
+    text = text.strip()
     if not text:
         return
     if role == "user":
@@ -140,20 +163,18 @@ def _add_text(digest: Digest, role: str, text: str) -> None:
 def _tool_summary(args: object) -> str:
     if not isinstance(args, dict):
         return ""
-    shown = [
-        f"{k}={_one_line(args[k])}" for k in TOOL_INPUT_KEYS if isinstance(args.get(k), (str, int))
-    ]
+    shown = [f"{k}={args[k]}" for k in TOOL_INPUT_KEYS if isinstance(args.get(k), (str, int))]
     return " ".join(shown)
 
 
 def _result_text(content: object) -> str:
     if isinstance(content, str):
-        return _one_line(content)
+        return content
     if isinstance(content, list):
         texts = [
             p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
         ]
-        return _one_line(" ".join(t for t in texts if isinstance(t, str)))
+        return "\n".join(t for t in texts if isinstance(t, str))
     return ""
 
 

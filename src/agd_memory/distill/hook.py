@@ -3,7 +3,8 @@
 Claude Code gives SessionEnd hooks 1.5 s in all (and kills them after), so the
 hook does nothing slow: no transcript parsing, no path resolution (that may run
 git), no model call. It writes one small pending record and spawns the worker
-in a new session with no inherited stdio, so the worker outlives Claude Code.
+in a new session with no inherited stdio (through `sh`, so it is nobody's child), and
+the worker outlives Claude Code.
 """
 
 from __future__ import annotations
@@ -51,19 +52,26 @@ def session_end(payload: dict, settings: Settings) -> None:
     spawn_worker(settings, item.key)
 
 
-def spawn_worker(settings: Settings, key: str) -> subprocess.Popen[bytes]:
+def spawn_worker(settings: Settings, key: str) -> None:
+    """Start the worker detached and return once it is on its own.
+
+    POSIX: `sh` in a new session starts the worker in the background and exits at once;
+    we wait for `sh` alone. The worker is then nobody's child here (no zombie for the
+    hook or a long-lived caller to reap, no running `Popen` left behind) and sits in a
+    session of its own, out of reach of the signals sent to Claude Code's process group."""
     src = str(Path(__file__).resolve().parents[2])
-    options: dict[str, object] = {}
+    argv = [sys.executable, "-c", WORKER_CODE, src, key]
+    cwd = str(settings.data_dir) if settings.data_dir.is_dir() else None
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if os.name == "nt":  # pragma: no cover - Windows: no console, own process group
-        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-    else:
-        options["start_new_session"] = True
-    return subprocess.Popen(  # noqa: S603 - our own interpreter and code
-        [sys.executable, "-c", WORKER_CODE, src, key],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+        subprocess.Popen(argv, cwd=cwd, creationflags=flags, close_fds=True, **quiet)  # noqa: S603
+        return
+    subprocess.run(  # noqa: S603 - our own interpreter and code
+        ["/bin/sh", "-c", '"$@" &', "sh", *argv],
+        cwd=cwd,
         close_fds=True,
-        cwd=str(settings.data_dir) if settings.data_dir.is_dir() else None,
-        **options,  # type: ignore[arg-type]
+        start_new_session=True,
+        check=False,
+        **quiet,  # type: ignore[arg-type]
     )

@@ -26,6 +26,7 @@ from agd.files import read_text
 from .. import paths, store
 from ..errors import UserError
 from ..settings import Settings
+from .schema import list_answer
 
 PROMPT_FILE = Path(__file__).with_name("keys_prompt.md")
 LANGUAGES_PLACEHOLDER = "LANGUAGES"
@@ -34,25 +35,11 @@ BODY_CLIP = 1500
 """Characters of a body sent: enough to say what an entry is about, not a whole log."""
 RESULT_FIELD = "entries"
 
-SCHEMA: dict[str, object] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": [RESULT_FIELD],
-    "properties": {
-        RESULT_FIELD: {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["id", "keys"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "keys": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-        }
-    },
-}
+SCHEMA = list_answer(
+    RESULT_FIELD,
+    {"id": {"type": "string"}, "keys": {"type": "array", "items": {"type": "string"}}},
+    ["id", "keys"],
+)
 
 
 @dataclass
@@ -316,7 +303,7 @@ def ask_batch(
         log=log,
         schema=SCHEMA,
     )
-    found, notes = clean_answer(answer.proposals, {e.id for e in batch}, _where(t.mf.path))
+    found, notes = clean_answer(answer.items, {e.id for e in batch}, _where(t.mf.path))
     t.found.update(found)
     return notes, answer.cost_usd or 0.0
 

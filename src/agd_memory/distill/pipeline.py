@@ -8,18 +8,21 @@ never distilled twice.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..settings import Settings
 from ..claude import headless, transcript
-from . import proposals, state
+from ..settings import Settings
+from . import proposals, schema, state
 from .state import Pending
 
 PROMPT_FILE = Path(__file__).with_name("prompt.md")
+TOC_ENTRY = re.compile(r"^(?:- )?#([A-Za-z_][A-Za-z0-9_-]*)", re.MULTILINE)
+"""An entry's line in the TOC sent to the model (`- #id: desc`, or `#id (kind, layer)`)."""
 
 
 @dataclass
@@ -29,6 +32,7 @@ class Result:
     detail: str
     report: proposals.Report = field(default_factory=proposals.Report)
     raw_proposals: list[object] = field(default_factory=list)
+    """The model's answer as given, made printable (`schema.plain`)."""
     attempts: int = 0
     seconds: float = 0.0
     keyed: int = 0
@@ -148,12 +152,16 @@ def distil(
     where = f"bytes {digest.start}-{digest.end}" if digest.start else f"{digest.end} bytes"
     log(f"distilling {item.transcript} ({where}; {verdict.reason})")
     excerpt = transcript.excerpt(digest, settings.distill_excerpt_chars)
-    message = build_message(render_toc(layers, settings), excerpt, item)
+    toc_text = render_toc(layers, settings)
+    message = build_message(toc_text, excerpt, item)
     try:
-        answer = headless.ask(settings, system_prompt(), message, log=log, sleep=sleep)
+        answer = headless.ask(
+            settings, system_prompt(), message, schema.SCHEMA, log=log, sleep=sleep
+        )
     except headless.DistillFailed as exc:
         return Result("failed", str(exc), attempts=exc.attempts, seconds=time.monotonic() - began)
-    report = proposals.apply(answer.proposals, layers, settings, dry_run=dry_run)
+    shown = set(TOC_ENTRY.findall(toc_text))
+    report = proposals.apply(answer.items, layers, settings, shown=shown, log=log, dry_run=dry_run)
     keyed = 0
     if dry_run:
         outcome = "dry-run"
@@ -161,14 +169,14 @@ def distil(
         state.save_offset(settings, item.transcript, digest.end, item.session_id)
         outcome = "saved" if report.saved_ids else "nothing"
         keyed = backfill_keys(layers, settings, log, skip=report.saved_ids)
-    detail = f"{len(answer.proposals)} proposed, {len(report.saved_ids)} saved"
+    detail = f"{len(answer.items)} proposed, {len(report.saved_ids)} saved"
     if keyed:
         detail += f"; search keys given to {keyed} older entries"
     return Result(
         outcome,
         detail,
         report,
-        list(answer.proposals),
+        [schema.plain(raw) for raw in answer.items],
         answer.attempts,
         time.monotonic() - began,
         keyed,

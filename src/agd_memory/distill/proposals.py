@@ -8,9 +8,11 @@ secrets are redacted, and then it is
   skipped),
 - skipped as a **near-duplicate** when it says what an existing block already
   says (same desc, same body, or most of the same words),
-- otherwise **added**; `supersedes` keeps only ids that exist in the same file.
+- otherwise **added**; `supersedes` keeps only ids that exist in the same file and
+  that the model was shown (at most three; a longer list is not believed at all).
 
-At most three are considered, in the model's order. Writes go through
+At most three are considered, in the model's order; every limit of the answer's
+schema (`schema.py`) is enforced here, since the model may ignore the schema. Writes go through
 `store.MemoryFile.save`, so the lock, atomic write and lifecycle stamps are
 the same as for every other writer.
 """
@@ -18,19 +20,18 @@ the same as for every other writer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field, replace
 
 from agd.lines import is_identifier
 
 from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
-from ..store.rules import suggest_id, usable_keys
-from ..claude.headless import KINDS, MAX_PROPOSALS
+from ..store.rules import MAX_KEYS, suggest_id, usable_keys
+from . import schema
+from .schema import BODY_CHARS, DESC_CHARS, ID_CHARS, KINDS, MAX_PROPOSALS, MAX_SUPERSEDES, SCOPES
 
-DESC_CHARS = 200
-BODY_CHARS = 4000
 GLOBAL_KINDS = ("x-user", "x-feedback")
 """Only facts about the user may go to the global layer."""
 DUPLICATE_JACCARD = 0.6
@@ -79,56 +80,58 @@ class Report:
         return [o.id for o in self.outcomes if o.saved]
 
 
+def _field(raw: dict, name: str) -> str:
+    """A text field of the answer ("" when absent); anything but a string is refused."""
+    value = raw.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UserError(f"the proposal's `{name}` is a {type(value).__name__}, not text")
+    return schema.text(value)
+
+
 def validate(raw: object) -> Proposal:
-    """One raw proposal as a `Proposal`; UserError names what is wrong."""
+    """One raw proposal as a `Proposal`, within every limit of `schema.SCHEMA`; UserError
+    names what is wrong."""
     if not isinstance(raw, dict):
         raise UserError("a proposal is not an object")
     notes: list[str] = []
-    kind = str(raw.get("kind") or "").strip().lower()
+    kind = _field(raw, "kind").strip().lower()
     if kind and not kind.startswith("x-"):
         kind = f"x-{kind}"
     if kind not in KINDS:
-        raise UserError(f"unknown kind `{raw.get('kind')}` (use one of {', '.join(KINDS)})")
-    raw_id = str(raw.get("id") or "").strip().lstrip("#")
+        raise UserError(f"unknown kind `{kind[:40]}` (use one of {', '.join(KINDS)})")
+    raw_id = _field(raw, "id").strip().lstrip("#")
     if not raw_id:
         raise UserError("a proposal has no id")
+    if len(raw_id) > ID_CHARS:
+        raise UserError(f"the proposed id is {len(raw_id)} characters (at most {ID_CHARS})")
     block_id = raw_id if is_identifier(raw_id) else suggest_id(raw_id)
     if block_id != raw_id:
         notes.append(f"id `{raw_id}` became `{block_id}`")
-    if len(block_id) > 64:
-        block_id = block_id[:64].rstrip("-")
-        notes.append("id shortened")
-    body = str(raw.get("body") or "").strip()
+    body = _field(raw, "body").strip()
     if not body:
         raise UserError(f"#{block_id} has an empty body")
     if len(body) > BODY_CHARS:
         body = body[: BODY_CHARS - 1].rstrip() + "…"
         notes.append("body clipped")
-    desc = " ".join(str(raw.get("desc") or "").split())
+    desc = " ".join(_field(raw, "desc").split())
     if not desc:
         desc = " ".join(body.splitlines()[0].split())
     if len(desc) > DESC_CHARS:
         desc = desc[: DESC_CHARS - 1].rstrip() + "…"
         notes.append("desc clipped")
-    status = str(raw.get("status") or "").strip().lower() or None
+    status = _field(raw, "status").strip().lower() or None
     if status not in (None, "open", "done"):
-        notes.append(f"status `{status}` dropped")
+        notes.append(f"status `{status[:40]}` dropped")
         status = None
-    sup_raw = raw.get("supersedes") or []
-    if isinstance(sup_raw, str):
-        sup_raw = sup_raw.split(",")
-    supersedes = tuple(
-        dict.fromkeys(
-            s
-            for s in (str(x).strip().lstrip("#") for x in sup_raw if isinstance(x, (str, int)))
-            if is_identifier(s) and s != block_id
-        )
-    )
-    scope = str(raw.get("scope") or "project").strip().lower()
+    supersedes = _supersedes(raw.get("supersedes"), block_id, notes)
+    scope = _field(raw, "scope").strip().lower() or "project"
     if scope == "global" and kind not in GLOBAL_KINDS:
         notes.append(f"scope global is only for {' and '.join(GLOBAL_KINDS)}: kept in the project")
         scope = "project"
-    if scope not in ("project", "global"):
+    if scope not in SCOPES:
+        notes.append(f"scope `{scope[:40]}` unknown: kept in the project")
         scope = "project"
     if secrets.find(block_id):
         raise UserError("the proposed id looks like a secret")
@@ -137,9 +140,13 @@ def validate(raw: object) -> Proposal:
         desc, body = secrets.redact(desc), secrets.redact(body)
     given = raw.get("keys")
     items = given.split(",") if isinstance(given, str) else given if isinstance(given, list) else []
+    if len(items) > MAX_KEYS:
+        notes.append(f"{len(items) - MAX_KEYS} keys past the first {MAX_KEYS} dropped")
+        items = items[:MAX_KEYS]
     # a comma inside an item separates keys
     keys, dropped = usable_keys(
-        [part for item in items for part in str(item).split(",")], "the proposal"
+        [schema.text(part) for item in items if isinstance(item, str) for part in item.split(",")],
+        "the proposal",
     )
     # no text in the note: the key may be a secret
     notes += ["a key dropped (too long or secret-looking)"] * len(dropped)
@@ -155,6 +162,27 @@ def validate(raw: object) -> Proposal:
         tuple(notes),
         tuple(keys),
     )
+
+
+def _supersedes(given: object, block_id: str, notes: list[str]) -> tuple[str, ...]:
+    """The ids a proposal replaces: at most MAX_SUPERSEDES, or none. An answer naming more
+    ignored its schema (one such answer once marked a whole memory superseded), so
+    none of them is believed."""
+    if given is None or given == "":
+        return ()
+    items = given.split(",") if isinstance(given, str) else given
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        notes.append("supersedes dropped (not a list of ids)")
+        return ()
+    ids = tuple(
+        dict.fromkeys(
+            s for s in (schema.text(x).strip().lstrip("#") for x in items) if s and s != block_id
+        )
+    )
+    if len(ids) > MAX_SUPERSEDES:
+        notes.append(f"supersedes of {len(ids)} ids dropped (at most {MAX_SUPERSEDES})")
+        return ()
+    return tuple(s for s in ids if is_identifier(s))
 
 
 def words(text: str) -> frozenset[str]:
@@ -191,19 +219,47 @@ def near_duplicate(proposal: Proposal, entries: Iterable[object]) -> str | None:
 
 
 def apply(
-    raw_proposals: list[object], layers: object, settings: Settings, *, dry_run: bool = False
+    raw_proposals: list[object],
+    layers: object,
+    settings: Settings,
+    *,
+    shown: Collection[str],
+    log: Callable[[str], None] = lambda _: None,
+    dry_run: bool = False,
 ) -> Report:
-    """Validate and write up to three proposals; `layers` is a `paths.Layers`."""
+    """Validate and write up to MAX_PROPOSALS proposals; `layers` is a `paths.Layers`.
+
+    `shown` holds the ids of the entries the model was shown (the TOC sent with the
+    session): a proposal supersedes only those, never an entry the model did not see.
+    What validation dropped or changed is told to `log`."""
     from .. import store  # the store is imported only when something is to be written
 
     report = Report()
+    if len(raw_proposals) > MAX_PROPOSALS:
+        log(
+            f"the answer holds {len(raw_proposals)} proposals (at most {MAX_PROPOSALS}): "
+            f"the first {MAX_PROPOSALS} are considered, the rest dropped"
+        )
     for raw in raw_proposals[:MAX_PROPOSALS]:
         try:
             proposal = validate(raw)
         except UserError as exc:
-            rid = str(raw.get("id", "")) if isinstance(raw, dict) else ""
+            rid = raw.get("id") if isinstance(raw, dict) else ""
+            rid = schema.text(rid)[:ID_CHARS] if isinstance(rid, str) else ""
+            log(f"proposal #{rid or '?'} refused: {exc}")
             report.outcomes.append(Outcome("invalid", rid, str(exc)))
             continue
+        for note in proposal.notes:
+            log(f"proposal #{proposal.id}: {note}")
+        unseen = [s for s in proposal.supersedes if s not in shown]
+        if unseen:
+            log(
+                f"proposal #{proposal.id}: supersedes {', '.join('#' + s for s in unseen)} "
+                "dropped (not among the entries the model was shown)"
+            )
+            proposal = replace(
+                proposal, supersedes=tuple(s for s in proposal.supersedes if s in shown)
+            )
         layer = layers.global_ if proposal.scope == "global" else layers.project  # type: ignore[attr-defined]
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
         try:
