@@ -78,7 +78,7 @@ def test_merge_loses_nothing_and_a_second_merge_is_a_no_op(src, dst, prefer):
     known = ids
     for block in after.blocks:
         for key in ("refs", "supersedes"):
-            assert all(i in known for i in agd.graph.split_refs(block.attrs.get(key)))
+            assert all(i in known for i in agd.refs.parse_ids(block.attrs.get(key)))
     again = merge.plan_merge(source, SourceFile.parse(Path("d.agd"), merged), prefer=prefer)
     assert again.text is None or prefer is None
     assert again.copied == []

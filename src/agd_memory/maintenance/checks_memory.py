@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agd.errors import AgdError
-from agd.graph import outbound
 from agd.model import FENCED, Block
+from agd.refs import declared
 
 from .. import secrets
 from ..settings import Settings
@@ -81,7 +81,7 @@ def load(files: list[tuple[str, Path]], findings: list[Finding]) -> list[Memory]
 
 def _edges(block: Block) -> list[tuple[str, str]]:
     """(attribute, id) for every citation: refs and @ref nodes, then supersedes."""
-    out = [("refs", t) for t in outbound(block)]
+    out = [("refs", t) for t in declared(block)]
     out += [("supersedes", t) for t in split_refs(block.attrs.get("supersedes"))]
     return out
 
@@ -136,7 +136,7 @@ def superseded_cited(memories: list[Memory]) -> list[Finding]:
             if block.attrs.get("status") == "superseded":
                 continue  # an old block citing another old block is history
             replaced = set(split_refs(block.attrs.get("supersedes")))
-            for target in outbound(block):
+            for target in declared(block):
                 if target not in superseded or target in replaced:
                     continue
                 succ = successors.get(target)

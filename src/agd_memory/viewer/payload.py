@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agd.errors import AgdError
+from agd.refs import citations
 
 from .. import store
 from ..errors import UserError
@@ -110,7 +111,7 @@ def _block_json(layer: str, entry: store.Entry, section: dict | None) -> dict:
         "section": section["uid"] if section else None,
         "line": entry.line,
         "memory": entry.kind.startswith("x-"),
-        "_out": list(dict.fromkeys(entry.refs)),
+        "_out": list(citations(entry.refs, (), entry.body)),  # supersedes: its own edges
         "_supersedes": list(entry.supersedes),
     }
 
