@@ -406,15 +406,21 @@ def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
     """`agd-memory keys --print-prompt | head -2`: no traceback when the reader goes away."""
     memory = tmp_path / "mem.agd"
     memory.write_bytes((REPO / "tests" / "data" / "corpora" / "mem-1000.agd").read_bytes())
-    proc = subprocess.Popen(
+    with subprocess.Popen(  # the with closes both pipes and reaps the child, pass or fail
         [sys.executable, str(REPO / "bin" / "agd-memory"), "keys", str(memory), "--print-prompt"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "AGD_MEMORY_HOME": str(tmp_path / "home")},
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith(b"=== ")
-    proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 1
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            first = proc.stdout.readline()
+            proc.stdout.close()
+            err = proc.stderr.read().decode()
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert first.startswith(b"=== ")
+    assert code == 1
     assert "Traceback" not in err and "BrokenPipe" not in err
