@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from agd_memory.commands.recall import eval_settings  # noqa: E402
-from agd_memory.recall import evaluate  # noqa: E402
-from agd_memory.recall.features import DEFAULT, REFERENCE  # noqa: E402
+from agd_memory.recall.eval import evaluate  # noqa: E402
+from agd_memory.recall.eval.features import DEFAULT, REFERENCE  # noqa: E402
 from agd_memory.store import MemoryFile  # noqa: E402
 
 DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agd_memory.commands.recall import eval_settings
-from agd_memory.recall import evaluate
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import evaluate
+from agd_memory.recall.eval.features import DEFAULT
 
 
 def summary(cases: Path, features=DEFAULT, *overrides: str, override: Path | None = None) -> dict:

@@ -23,8 +23,8 @@ from eval_helpers import assert_floors
 from eval_helpers import summary as summary_of
 
 from agd_memory.commands.recall import eval_settings
-from agd_memory.recall import evaluate
-from agd_memory.recall.features import DEFAULT, REFERENCE
+from agd_memory.recall.eval import evaluate
+from agd_memory.recall.eval.features import DEFAULT, REFERENCE
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "data" / "recall-dev" / "cases.json"
@@ -117,3 +117,18 @@ def test_missing_eval_data_fails_loudly(tmp_path) -> None:
         summary_of(tmp_path / "missing.json")
     with pytest.raises(UserError, match="no such folder"):
         summary_of(CASES, override=tmp_path / "no-keyed-folder")
+
+
+def test_the_default_variant_is_the_engine_on_every_dev_case() -> None:
+    # the evaluation's switched pipeline with every measured change on is what the hook runs
+    from agd_memory.recall import engine
+    from agd_memory.recall.eval import variants
+
+    settings = eval_settings([])
+    cases = evaluate.load_cases(CASES)
+    files = evaluate.corpus_files(CASES, cases, settings, None)
+    for case in cases:
+        for name in sorted(files) if case.get("expect") is None else [case["corpus"]]:
+            frozen = engine.recall(case["prompt"], files[name], settings)
+            switched = variants.recall(case["prompt"], files[name], settings, DEFAULT)
+            assert switched == frozen, case["prompt"]

@@ -15,8 +15,8 @@ import pytest
 from eval_helpers import assert_floors
 from eval_helpers import summary as summary_of
 
-from agd_memory.recall import evaluate
-from agd_memory.recall.features import DEFAULT, REFERENCE
+from agd_memory.recall.eval import evaluate
+from agd_memory.recall.eval.features import DEFAULT, REFERENCE
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "fresh" / "cases.json"

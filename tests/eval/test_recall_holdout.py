@@ -12,7 +12,7 @@ from pathlib import Path
 
 from eval_helpers import assert_floors, summary
 
-from agd_memory.recall import evaluate
+from agd_memory.recall.eval import evaluate
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "holdout-cases.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agd_memory.recall import recall
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.store import Entry
 
 
@@ -66,7 +66,7 @@ FILLER = [
 
 def ids(prompt: str, entries: list[Entry], settings, features=DEFAULT) -> list[str]:
     """The ids recall injects for `prompt` from one project file holding `entries`."""
-    r = recall(prompt, [ListFile(entries)], settings, features=features)
+    r = variants.recall(prompt, [ListFile(entries)], settings, features)
     return [str(c.entry.id) for c in r.chosen]
 
 

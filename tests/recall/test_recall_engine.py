@@ -5,7 +5,8 @@ from __future__ import annotations
 from recall_helpers import ListFile, block, entry
 
 from agd_memory.recall import engine, policy, recall
-from agd_memory.recall.features import DEFAULT, REFERENCE
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT, REFERENCE
 
 DEPLOY = entry(
     "deploy-vps",
@@ -77,12 +78,12 @@ def test_max_prompt_chars(make_settings) -> None:
 
 def test_min_words_and_min_word_len(make_settings) -> None:
     s = make_settings(AGD_RECALL_MIN_WORDS="9")
-    assert recall(PROMPT, files(), s, features=REFERENCE).skipped == policy.BELOW_MIN_WORDS
+    assert variants.recall(PROMPT, files(), s, REFERENCE).skipped == policy.BELOW_MIN_WORDS
     # the short-prompt gate lets a prompt through whose words hit an id or desc exactly
     assert recall(PROMPT, files(), s).skipped is None
     s = make_settings(AGD_RECALL_MIN_WORD_LEN="8")
     assert (
-        recall("deploy release script vps", files(), s, features=REFERENCE).skipped
+        variants.recall("deploy release script vps", files(), s, REFERENCE).skipped
         == policy.BELOW_MIN_WORDS
     )
 
@@ -132,26 +133,26 @@ def test_allow_superseded(make_settings) -> None:
 def test_allow_body_only(make_settings) -> None:
     only_body = entry("zz-notes", desc="misc", body="gunicorn restarts nightly; gunicorn workers 4")
     prompt = "why does gunicorn restart, gunicorn workers"
-    r = recall(prompt, [ListFile([only_body])], make_settings(), features=REFERENCE)
+    r = variants.recall(prompt, [ListFile([only_body])], make_settings(), REFERENCE)
     assert r.chosen == []
     s = make_settings(AGD_RECALL_ALLOW_BODY_ONLY="1")
     assert [
-        c.entry.id for c in recall(prompt, [ListFile([only_body])], s, features=REFERENCE).chosen
+        c.entry.id for c in variants.recall(prompt, [ListFile([only_body])], s, REFERENCE).chosen
     ] == ["zz-notes"]
 
 
 def test_no_fuzzy_and_fuzzy_anchor_min(make_settings) -> None:
     cat = entry("catalogo", desc="catalogo categoria", body="x")
     prompt = "catalogue category listing"
-    assert recall(prompt, [ListFile([cat])], make_settings(), features=REFERENCE).chosen
-    assert not recall(
-        prompt, [ListFile([cat])], make_settings(AGD_RECALL_NO_FUZZY="1"), features=REFERENCE
+    assert variants.recall(prompt, [ListFile([cat])], make_settings(), REFERENCE).chosen
+    assert not variants.recall(
+        prompt, [ListFile([cat])], make_settings(AGD_RECALL_NO_FUZZY="1"), REFERENCE
     ).chosen
-    assert not recall(
+    assert not variants.recall(
         prompt,
         [ListFile([cat])],
         make_settings(AGD_RECALL_FUZZY_ANCHOR_MIN="3"),
-        features=REFERENCE,
+        REFERENCE,
     ).chosen
 
 
@@ -216,7 +217,7 @@ def test_builtin_concepts_cross_languages(make_settings) -> None:
     assert [
         c.entry.id for c in recall("how are invoices numbered?", f, make_settings()).chosen
     ] == ["fatture-numerazione"]
-    assert recall("how are invoices numbered?", f, make_settings(), features=REFERENCE).chosen == []
+    assert variants.recall("how are invoices numbered?", f, make_settings(), REFERENCE).chosen == []
 
 
 def test_short_gate_lets_an_id_word_through(make_settings) -> None:
@@ -224,7 +225,7 @@ def test_short_gate_lets_an_id_word_through(make_settings) -> None:
         "backup-restic"
     ]
     assert (
-        recall("backup restic", files(), make_settings(), features=REFERENCE).skipped
+        variants.recall("backup restic", files(), make_settings(), REFERENCE).skipped
         == policy.BELOW_MIN_WORDS
     )
 
@@ -254,10 +255,10 @@ def test_other_languages_function_words_do_not_eat_english_words(make_settings) 
     from agd_memory.recall.analyzer import Analyzer
 
     s = make_settings()
-    an = Analyzer(DEFAULT)
-    words = engine.prompt_words("where is the comment about the bin folder", an, s, DEFAULT)
+    an = Analyzer()
+    words = engine.prompt_words("where is the comment about the bin folder", an, s)
     assert an.normalize("comment") in words and "bin" in words
-    it = engine.prompt_words("come si fa il deploy della nuova versione", an, s, DEFAULT)
+    it = engine.prompt_words("come si fa il deploy della nuova versione", an, s)
     assert "come" not in it and "della" not in it
 
 
@@ -282,7 +283,7 @@ def test_recall_spawns_no_process(make_settings, memory_file, monkeypatch) -> No
 def test_feature_specs() -> None:
     import pytest
 
-    from agd_memory.recall import features
+    from agd_memory.recall.eval import features
 
     assert features.parse("reference") == REFERENCE
     assert features.parse("default") == DEFAULT

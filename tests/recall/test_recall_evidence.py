@@ -8,9 +8,10 @@ from pathlib import Path
 
 from recall_helpers import FILLER, ListFile, entry, ids, write_memory
 
-from agd_memory.recall import cognates, evaluate, lexicon, recall
+from agd_memory.recall import cognates, lexicon, recall
 from agd_memory.recall.analyzer import Analyzer
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import evaluate, variants
+from agd_memory.recall.eval.features import DEFAULT
 
 GUNICORN = entry(
     "opening-hours",
@@ -49,7 +50,7 @@ def test_a_stem_two_groups_share_maps_to_neither() -> None:
 
 
 def test_builtin_groups_keep_false_friends_apart() -> None:
-    an = Analyzer(DEFAULT)
+    an = Analyzer()
     n = an.normalize
     assert n("test") == n("prova") and n("test") != n("testo")
     assert n("command") == n("comando") and n("command") != n("order")
@@ -108,7 +109,7 @@ def test_a_superseding_block_inherits_the_old_blocks_match(make_settings) -> Non
     prompt = "where does the nightly Dropbox dump go"
     got = [str(c.entry.id) for c in recall(prompt, mem, make_settings()).chosen]
     assert got == ["backup-restic"]
-    without = recall(prompt, mem, make_settings(), features=DEFAULT - {"inherit"})
+    without = variants.recall(prompt, mem, make_settings(), DEFAULT - {"inherit"})
     assert "backup-restic" not in [str(c.entry.id) for c in without.chosen]
     # the old block itself is never injected
     assert "backup-dropbox" not in got

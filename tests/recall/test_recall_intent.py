@@ -5,7 +5,8 @@ from __future__ import annotations
 from recall_helpers import FILLER, ListFile, entry, ids
 
 from agd_memory.recall import recall
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT
 
 BLOCKS = [
     entry(
@@ -81,7 +82,7 @@ def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
     settings = make_settings()
 
     def first(prompt: str, features=DEFAULT) -> str:
-        r = recall(prompt, [ListFile(RULES)], settings, features=features)
+        r = variants.recall(prompt, [ListFile(RULES)], settings, features)
         return str(r.chosen[0].entry.id) if r.chosen else ""
 
     task = "add a reminder column to appointments and backfill the existing SMS reminders"

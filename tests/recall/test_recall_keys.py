@@ -5,7 +5,8 @@ from __future__ import annotations
 from recall_helpers import block
 
 from agd_memory.recall import engine, recall, search
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.recall.scoring import Prompt, score_all_bm25
 
 ROUNDING = block(
@@ -26,7 +27,7 @@ def test_keys_find_a_block_whose_desc_and_body_share_no_word(memory_file, make_s
     mf = memory_file([ROUNDING, DEPLOY])
     chosen = recall(PROMPT, [mf], make_settings()).chosen
     assert [s.entry.id for s in chosen] == ["bug-iva"]
-    without = recall(PROMPT, [mf], make_settings(), features=DEFAULT - {"keys"})
+    without = variants.recall(PROMPT, [mf], make_settings(), DEFAULT - {"keys"})
     assert without.chosen == []
 
 
@@ -40,9 +41,9 @@ def test_keys_are_not_injected(memory_file, make_settings) -> None:
 def anchors(mf, settings, prompt: str) -> frozenset[str]:
     """The prompt words that anchor #bug-iva (found in its id, desc, or two of its keys)."""
     files = engine.select_files([mf], settings)
-    analyzer = engine.analyzer_for(files, settings, DEFAULT)
-    words = engine.prompt_words(prompt, analyzer, settings, DEFAULT)
-    index = engine.build_index(files, settings, DEFAULT, analyzer)
+    analyzer = engine.analyzer_for(files, settings)
+    words = engine.prompt_words(prompt, analyzer, settings)
+    index = engine.build_index(files, settings, analyzer)
     matches = score_all_bm25(index, Prompt.build(words, analyzer, fuzzy=True))
     return next(m.anchor_exact for m in matches if m.doc.id == "bug-iva")
 
@@ -97,7 +98,7 @@ def test_a_key_word_is_met_by_an_inflected_prompt_word(memory_file, make_setting
     mf, settings = memory_file([PHOTOS, DEPLOY]), make_settings()
     prompt = "a che risoluzione ridimensioniamo le foto prima di caricarle?"
     assert [s.entry.id for s in recall(prompt, [mf], settings).chosen] == ["photo-size"]
-    plain = recall(prompt, [mf], settings, features=DEFAULT - {"key-cognates", "concept-keys"})
+    plain = variants.recall(prompt, [mf], settings, DEFAULT - {"key-cognates", "concept-keys"})
     assert plain.chosen == []
     # still whole keys only: a cognate of one word of a phrase is not enough
     assert recall("ridimensioniamo la finestra del terminale", [mf], settings).chosen == []

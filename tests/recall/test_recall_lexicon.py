@@ -7,7 +7,8 @@ from pathlib import Path
 
 from agd_memory.recall import lexicon
 from agd_memory.recall.analyzer import Analyzer
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.recall.text import stopwords
 
 
@@ -51,7 +52,7 @@ def test_builtin_groups_are_not_stopwords() -> None:
 
 
 def test_an_iso_date_reads_as_its_month_in_every_language() -> None:
-    analyzer = Analyzer(DEFAULT)
+    analyzer = Analyzer()
     block = analyzer.tokens("post-mortem: sync outage on 2026-02-18; export --mese 2026-04")
     for month in ("febbraio", "February", "Februar", "aprile", "avril"):
         assert analyzer.tokens(month)[0] in block, month
@@ -63,7 +64,7 @@ def test_an_iso_date_reads_as_its_month_in_every_language() -> None:
 
 
 def test_an_inflection_the_lists_lack_finds_its_concept_by_cognate_key() -> None:
-    an = Analyzer(DEFAULT)
+    an = Analyzer()
     deploy = an.normalize("despliegue")
     assert an.normalize("despliego") != deploy  # the word lists have no first person
     assert an.concept_by_key(an.normalize("despliego")) == deploy
@@ -87,5 +88,5 @@ def test_concept_keys_reach_a_block_only_for_words_the_memory_lacks(
     )
     prompt = "cómo despliego el workflow en la máquina virtual"
     assert [c.entry.id for c in recall(prompt, [mf], make_settings()).chosen] == ["despliegue-ci"]
-    off = recall(prompt, [mf], make_settings(), features=DEFAULT - {"concept-keys"})
+    off = variants.recall(prompt, [mf], make_settings(), DEFAULT - {"concept-keys"})
     assert off.chosen == []  # "despliego" alone is a word no block has

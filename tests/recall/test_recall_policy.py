@@ -5,7 +5,7 @@ from __future__ import annotations
 from recall_helpers import entry
 
 from agd_memory.recall import policy
-from agd_memory.recall.features import REFERENCE
+from agd_memory.recall.eval.features import REFERENCE
 from agd_memory.recall.policy import Gates, Ranking, fit_budget, rank, should_skip
 from agd_memory.recall.scoring import Analyzer, Index, Prompt, score_all
 
@@ -62,14 +62,15 @@ def test_disabled_wins_over_everything() -> None:
     assert skip("deploy staging server", disabled=True) == policy.DISABLED
 
 
-def test_short_gate_lets_an_exact_hit_through() -> None:
-    words = ["deploy"]
-    assert should_skip("deploy", words, Gates()) == policy.BELOW_MIN_WORDS
-    assert should_skip("deploy", words, Gates(), exact_hit=lambda ws: "deploy" in ws) is None
-    assert (
-        should_skip("hello", ["hello"], Gates(), exact_hit=lambda ws: False)
-        == policy.BELOW_MIN_WORDS
-    )
+def test_short_gate_lets_a_prompt_naming_a_block_through(make_settings) -> None:
+    from recall_helpers import ListFile, entry
+
+    from agd_memory.recall import recall
+
+    files = [ListFile([entry("deploy-vps", desc="deploy on the vps", body="scripts/deploy.sh")])]
+    assert should_skip("deploy", ["deploy"], Gates()) == policy.BELOW_MIN_WORDS
+    assert recall("deploy vps?", files, make_settings()).skipped is None
+    assert recall("hello there", files, make_settings()).skipped == policy.BELOW_MIN_WORDS
 
 
 # ---- ranking

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recall_helpers import ListFile, entry
 
-from agd_memory.recall import recall
-from agd_memory.recall.features import DEFAULT, REFERENCE
+from agd_memory.recall.eval import variants
+from agd_memory.recall.eval.features import DEFAULT, REFERENCE
 from agd_memory.recall.search import search
 from agd_memory.settings import Settings
 
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.property
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.text(max_size=300), st.sampled_from([DEFAULT, REFERENCE]))
 def test_recall_never_raises_and_respects_top_k(prompt: str, feats) -> None:
-    result = recall(prompt, FILES, SETTINGS, features=feats)
+    result = variants.recall(prompt, FILES, SETTINGS, feats)
     assert (result.skipped is None) == bool(result.chosen)
     assert len(result.chosen) <= SETTINGS.recall_top_k
     assert all(c.entry.id != "old" for c in result.chosen)

@@ -7,7 +7,7 @@ import math
 from recall_helpers import entry
 
 from agd_memory.recall import cognates
-from agd_memory.recall.features import REFERENCE
+from agd_memory.recall.eval.features import REFERENCE
 from agd_memory.recall.scoring import (
     Analyzer,
     Index,

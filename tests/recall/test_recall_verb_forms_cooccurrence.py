@@ -6,7 +6,7 @@ from recall_helpers import FILLER, entry, ids
 
 from agd_memory.recall.analyzer import Analyzer
 from agd_memory.recall.engine import prompt_words
-from agd_memory.recall.features import DEFAULT
+from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.recall.text import builtin_stopwords
 
 BLOCKS = [
@@ -42,11 +42,11 @@ def test_english_verb_forms_and_contraction_stems_are_stopwords() -> None:
 
 def test_verb_forms_leave_only_the_topic_words(make_settings) -> None:
     settings = make_settings()
-    analyzer = Analyzer(DEFAULT)
+    analyzer = Analyzer()
     prompt = "come facciamo adesso i backup del database?"
-    assert len(prompt_words(prompt, analyzer, settings, DEFAULT)) == 2
+    assert len(prompt_words(prompt, analyzer, settings)) == 2
     without = DEFAULT - {"verb-forms"}
-    assert len(prompt_words(prompt, Analyzer(without), settings, without)) == 3
+    assert len(prompt_words(prompt, Analyzer(without), settings)) == 3
 
 
 def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
@@ -77,7 +77,7 @@ COOC = [
 
 
 def norm(word: str) -> str:
-    return Analyzer(DEFAULT).normalize(word)
+    return Analyzer().normalize(word)
 
 
 def test_cooccurrence_learns_neighbours_from_the_memory_itself() -> None:

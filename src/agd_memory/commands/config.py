@@ -115,9 +115,8 @@ def _langs_with_source(settings: Settings) -> tuple[list[str], str]:
     if source == "config file":
         return list(settings.recall_langs or ()), "config file"
     from ..recall.engine import langs_of
-    from ..recall.features import DEFAULT
 
-    return list(langs_of(settings, DEFAULT)), "default: each prompt uses the ones it is written in"
+    return list(langs_of(settings)), "default: each prompt uses the ones it is written in"
 
 
 def _source_label(source: str, var: str) -> str:

@@ -2,9 +2,11 @@
 
 `recall(prompt, files, settings)` is what the UserPromptSubmit hook injects;
 `search.search(query, files, settings)` is the ranked search behind the MCP tool and
-`agd-memory search`. Module map: `text` (tokens, stopwords), `cognates`, `scoring`,
-`policy` (gates, floors, budget), `engine` (the pipeline), `render`, `search`,
-`evaluate` (the eval harness), `features` (the measured changes over the reference).
+`agd-memory search`; both start from `engine.Front`. Module map: `text` (tokens,
+stopwords), `cognates`, `analyzer`, `index`, `scoring`, `policy` (gates, floors,
+budget), `engine` (the pipeline, frozen), `render`, `search`; `eval/` (off the hook
+path): `evaluate` (the harness), `features` (the measured changes over the reference
+by name), `variants` (recall with any set of them: the reference algorithm).
 """
 
 from __future__ import annotations

@@ -44,20 +44,22 @@ class Analyzer:
 
     def __init__(
         self,
-        features: frozenset[str],
+        features: frozenset[str] | None = None,
         synonyms_file: Path | None = None,
         *,
         synonyms_map: dict[str, str] | None = None,
         concept_keys: dict[str, list[tuple[str, str]]] | None = None,
     ) -> None:
         self.features = features
+        """None: the measured analysis (every step on); a set: an evaluation variant
+        (`recall.eval.features`) with only those steps."""
         self.signature: tuple = ()
         """What the disk caches key this analyzer by (set by `engine.analyzer_for`)."""
-        self.tokenizer = Tokenizer(improved="tokens" in features)
-        self.stemming = "stem" in features
-        self.dates = "dates" in features
+        self.tokenizer = Tokenizer(improved=self.uses("tokens"))
+        self.stemming = self.uses("stem")
+        self.dates = self.uses("dates")
         self.key: Callable[[str], str | None] = (
-            cognates.improved_key if "cognates" in features else cognates.reference_key
+            cognates.improved_key if self.uses("cognates") else cognates.reference_key
         )
         self.synonyms: dict[str, str] = {}
         self._norm: dict[str, str] = {}
@@ -67,13 +69,17 @@ class Analyzer:
             self.synonyms = synonyms_map
             return
         groups: list[list[str]] = []
-        if "concepts" in features:
+        if self.uses("concepts"):
             groups.extend(list(g) for g in lexicon.builtin_groups())
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
         if groups:
             stem = cognates.stem if self.stemming else None
             self.synonyms = lexicon.build_map(groups, self._words, stem)
+
+    def uses(self, step: str) -> bool:
+        """Whether this analysis has the measured step `step` (every one, unless a variant)."""
+        return self.features is None or step in self.features
 
     def _words(self, text: str) -> list[str]:
         return self.tokenizer(text, 2)

@@ -2,6 +2,10 @@
 
 `recall(prompt, files, settings)` is what the UserPromptSubmit hook, `agd-memory
 recall` and the eval all run, so what the eval measures is what the hook injects.
+It is the measured algorithm, frozen: the reference algorithm and the switches that
+measured each change over it live with the evaluation (`recall.eval.variants`), which
+reuses the steps below. `front` is what recall and ranked search share (the files,
+the analyzer, the index, the query words); they differ only after it.
 Nothing here spawns a process or reads the environment: `settings` carries it all.
 """
 
@@ -9,17 +13,20 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import debuglog, diskcache
-from . import features as feature_set
+from ..store.entry import Entry
 from . import lexicon, policy, render
 from .analyzer import Analyzer
 from .index import Index, Part, code_stamp, is_memory, is_superseded
-from .scoring import Match, Prompt, score_all, score_all_bm25, score_bm25, score_doc
+from .scoring import Match, Prompt, score_all_bm25, score_bm25, score_doc
 from .text import BUILTIN_LANGS, stopwords
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 DEFAULT_LANGS = ("en",)
 COVERAGE_MIN = 0.25
@@ -49,10 +56,26 @@ prompt's IDF mass, is anchored even when none of them is in its id or desc."""
 # every process, and `dataclasses` costs ~8 ms to import.
 
 
+class MemorySource(Protocol):
+    """What recall, search and the TOC read from a memory layer: `store.MemoryFile`, or
+    entries held in memory (tests). `path` is None for the latter (nothing on disk to
+    key a cache by)."""
+
+    @property
+    def path(self) -> Path | None: ...
+
+    @property
+    def layer(self) -> str: ...
+
+    def exists(self) -> bool: ...
+
+    def entries(self) -> list[Entry]: ...
+
+
 class Scored(NamedTuple):
     """One chosen block: the entry, its score and the layer it came from."""
 
-    entry: Any
+    entry: Entry
     score: float
     layer: str
     text: str = ""
@@ -79,13 +102,11 @@ class RecallResult:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return (self.skipped, self.chosen, self.words) == (
-            other.skipped,  # type: ignore[attr-defined]
-            other.chosen,  # type: ignore[attr-defined]
-            other.words,  # type: ignore[attr-defined]
-        )
+        assert isinstance(other, RecallResult)
+        return (self.skipped, self.chosen, self.words) == (other.skipped, other.chosen, other.words)
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        raise TypeError("RecallResult is not hashable")
 
     def __repr__(self) -> str:
         return (
@@ -105,29 +126,29 @@ class RecallResult:
         return len(self.render())
 
 
-def langs_of(settings: Any, features: frozenset[str]) -> tuple[str, ...]:
-    """Stopword languages: the setting when given (even empty), else the default."""
-    langs = getattr(settings, "recall_langs", None)
-    if langs is not None:
-        return tuple(langs)
-    return BUILTIN_LANGS if "all-langs" in features else DEFAULT_LANGS
+def langs_of(settings: Settings) -> tuple[str, ...]:
+    """The stopword languages: the setting when given (even empty), else every built-in
+    one (each prompt then uses those it is written in, `prompt_langs`)."""
+    return BUILTIN_LANGS if settings.recall_langs is None else tuple(settings.recall_langs)
 
 
-def prompt_words(
-    prompt: str, analyzer: Analyzer, settings: Any, features: frozenset[str]
-) -> list[str]:
-    """Content words of the prompt, in order, duplicates kept (the min-words gate counts them)."""
-    improved = "tokens" in features
+def prompt_words(prompt: str, analyzer: Analyzer, settings: Settings) -> list[str]:
+    """Content words of the prompt, in order, duplicates kept (the min-words gate counts
+    them): the analyzer's tokens minus the stopwords of the prompt's languages."""
     words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
-    langs = langs_of(settings, features)
-    if getattr(settings, "recall_langs", None) is None and "all-langs" in features:
-        langs = prompt_langs(words, langs, folded=improved)
+    langs: tuple[str, ...]
+    if settings.recall_langs is not None:  # configured, even empty
+        langs = tuple(settings.recall_langs)
+    elif analyzer.uses("all-langs"):
+        langs = prompt_langs(words, BUILTIN_LANGS, folded=analyzer.uses("tokens"))
+    else:
+        langs = DEFAULT_LANGS
     stop = stopwords(
         langs,
-        getattr(settings, "recall_stopwords_file", None),
-        request_verbs="request-verbs" in features,
-        folded=improved,
-        verbs="verb-forms" in features,
+        settings.recall_stopwords_file,
+        request_verbs=analyzer.uses("request-verbs"),
+        folded=analyzer.uses("tokens"),
+        verbs=analyzer.uses("verb-forms"),
     )
     return [analyzer.normalize(w) for w in words if w not in stop]
 
@@ -149,28 +170,31 @@ def prompt_langs(words: Sequence[str], langs: Sequence[str], *, folded: bool) ->
     return tuple(lang for lang in langs if hits[lang] * 2 >= best)
 
 
-def synonyms_file(files: Sequence[Any], settings: Any) -> Path | None:
+def synonyms_file(files: Sequence[MemorySource], settings: Settings) -> Path | None:
     """The opt-in synonyms file: the setting, else `.agd-synonyms` beside the project memory."""
-    configured = getattr(settings, "recall_synonyms_file", None)
+    configured = settings.recall_synonyms_file
     if configured:
         path = Path(configured).expanduser()
         return path if path.is_file() else None
     for mf in files:
-        path = getattr(mf, "path", None)
-        if path is not None and getattr(mf, "layer", "project") == "project":
-            candidate = Path(path).parent / lexicon.PROJECT_FILE_NAME
+        if mf.path is not None and mf.layer == "project":
+            candidate = Path(mf.path).parent / lexicon.PROJECT_FILE_NAME
             return candidate if candidate.is_file() else None
     return None
 
 
-def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) -> Analyzer:
-    """The analyzer for these files (cached: the synonym map costs a few milliseconds)."""
+def analyzer_for(
+    files: Sequence[MemorySource], settings: Settings, features: frozenset[str] | None = None
+) -> Analyzer:
+    """The analyzer for these files (cached: the synonym map costs a few milliseconds).
+    `features` is for the evaluation's variants; None is the measured analysis."""
     path = synonyms_file(files, settings)
-    sig: tuple = (tuple(sorted(features)), None)
+    switches = None if features is None else tuple(sorted(features))
+    sig: tuple = (switches, None)
     if path is not None:
         try:
             st = path.stat()
-            sig = (tuple(sorted(features)), str(path), st.st_size, st.st_mtime_ns)
+            sig = (switches, str(path), st.st_size, st.st_mtime_ns)
         except OSError:
             path = None
     cached = _ANALYZERS.get(sig)
@@ -181,11 +205,11 @@ def analyzer_for(files: Sequence[Any], settings: Any, features: frozenset[str]) 
 
 
 def _load_analyzer(
-    features: frozenset[str], path: Path | None, sig: tuple, cache_dir: Path | None
+    features: frozenset[str] | None, path: Path | None, sig: tuple, cache_dir: Path | None
 ) -> Analyzer:
     """An analyzer whose synonym map comes from the disk cache when it is still valid
     (building it costs more than the rest of a prompt on a small memory)."""
-    if "concepts" not in features and path is None:
+    if features is not None and "concepts" not in features and path is None:
         return Analyzer(features)
     key = (code_stamp(), sig)
     cached = diskcache.read(cache_dir, "synonyms", sig, key)
@@ -203,23 +227,22 @@ _PARTS: dict[tuple, Part] = {}
 """In-process cache of analysed files (the MCP server and the eval reuse them)."""
 
 
-def _cache_dir(settings: Any) -> Path | None:
-    data_dir = getattr(settings, "data_dir", None)
+def _cache_dir(settings: Settings) -> Path | None:
+    data_dir = settings.data_dir
     return Path(data_dir) / "cache" if data_dir else None
 
 
-def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
+def _part(mf: MemorySource, settings: Settings, analyzer: Analyzer) -> Part | None:
     skip_superseded = not settings.recall_allow_superseded
 
-    def recallable(entry: Any) -> bool:
+    def recallable(entry: Entry) -> bool:
         return is_memory(entry) and not (skip_superseded and is_superseded(entry))
 
-    idf_over = recallable if "idf-recallable" in analyzer.features else None
-    path = getattr(mf, "path", None)
-    source = diskcache.file_key(path) if path is not None else None
+    idf_over = recallable if analyzer.uses("idf-recallable") else None
+    source = diskcache.file_key(mf.path) if mf.path is not None else None
     key = name = None
     if source is not None:
-        sig = (analyzer.signature, skip_superseded, getattr(mf, "layer", ""))  # entries keep it
+        sig = (analyzer.signature, skip_superseded, mf.layer)  # entries keep it
         key, name = (code_stamp(), source, sig), (source[0], sig)
         part = _PARTS.get(key)
         if part is not None:
@@ -231,7 +254,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
     try:
         entries = mf.entries()
     except Exception as exc:  # one broken file must not silence the others
-        debuglog.log(f"recall: skipping {path or mf}: {exc}")
+        debuglog.log(f"recall: skipping {mf.path or mf}: {exc}")
         return None
     part = Part.build(entries, analyzer, idf_over)
     if key is not None:
@@ -243,7 +266,7 @@ def _part(mf: Any, settings: Any, analyzer: Analyzer) -> Part | None:
 
 
 def build_index(
-    files: Sequence[Any], settings: Any, features: frozenset[str], analyzer: Analyzer
+    files: Sequence[MemorySource], settings: Settings, analyzer: Analyzer
 ) -> Index | None:
     """The index over the files' blocks; each file's analysis is cached in process and on
     disk, keyed by the file's identity and the analyzer."""
@@ -254,19 +277,17 @@ def build_index(
     return Index(analyzer=analyzer, parts=parts)
 
 
-def select_files(files: Sequence[Any], settings: Any) -> list[Any]:
+def select_files(files: Sequence[MemorySource], settings: Settings) -> list[MemorySource]:
     """Existing files, the global layer dropped under AGD_RECALL_NO_GLOBAL, no path twice."""
     out = []
     seen: set[str] = set()
     for mf in files:
-        if settings.recall_no_global and getattr(mf, "layer", None) == "global":
+        if settings.recall_no_global and mf.layer == "global":
             continue
-        exists = getattr(mf, "exists", None)
-        if callable(exists) and not exists():
+        if not mf.exists():
             continue
-        path = getattr(mf, "path", None)
-        if path is not None:
-            real = os.path.realpath(path)
+        if mf.path is not None:
+            real = os.path.realpath(mf.path)
             if real in seen:
                 continue
             seen.add(real)
@@ -274,7 +295,58 @@ def select_files(files: Sequence[Any], settings: Any) -> list[Any]:
     return out
 
 
-def ranking_of(settings: Any) -> policy.Ranking:
+class Front:
+    """What recall and ranked search share: the files that count, their analyzer, the
+    query's content words and (built on first use) the index over the files' blocks."""
+
+    __slots__ = ("files", "settings", "analyzer", "words", "_index", "_built")
+
+    def __init__(
+        self,
+        query: str,
+        files: Sequence[MemorySource],
+        settings: Settings,
+        features: frozenset[str] | None = None,
+    ) -> None:
+        self.files = select_files(files, settings)
+        self.settings = settings
+        self.analyzer = analyzer_for(self.files, settings, features)
+        self.words = prompt_words(query, self.analyzer, settings)
+        self._index: Index | None = None
+        self._built = False
+
+    @property
+    def index(self) -> Index | None:
+        if not self._built:
+            self._index = build_index(self.files, self.settings, self.analyzer)
+            self._built = True
+        return self._index
+
+    def names_a_block(self) -> bool:
+        """short-gate: one of the words is a whole id or desc word of some block."""
+        index = self.index
+        return index is not None and not index.anchor_vocabulary().isdisjoint(self.words)
+
+    def concepts(self, index: Index, words: list[str]) -> list[str]:
+        """concept-keys: a word no block has takes its concept by cognate key (unless
+        fuzzy matching is off)."""
+        if self.settings.recall_no_fuzzy:
+            return words
+        return unknown_to_concepts(words, index, self.analyzer)
+
+    def prompt(self, words: Iterable[str], *, key_words: bool = False) -> Prompt:
+        """`words` as a scored query (with cognate keys unless fuzzy matching is off)."""
+        fuzzy = not self.settings.recall_no_fuzzy
+        return Prompt.build(words, self.analyzer, fuzzy=fuzzy, key_words=key_words)
+
+
+def scored(index: Index, prompt: Prompt) -> list[Match]:
+    """BM25F over every candidate block, plus the co-occurrence credit."""
+    matches = score_all_bm25(index, prompt)
+    return cooccurrence_matches(matches, index, prompt, index.analyzer)
+
+
+def ranking_of(settings: Settings) -> policy.Ranking:
     return policy.Ranking(
         top_k=int(settings.recall_top_k),
         min_score=float(settings.recall_min_score),
@@ -285,98 +357,110 @@ def ranking_of(settings: Any) -> policy.Ranking:
     )
 
 
-def gates_of(settings: Any, features: frozenset[str]) -> policy.Gates:
+def gates_of(settings: Settings, *, reference: bool = False) -> policy.Gates:
+    """The prompt gates; `reference` leaves out the three measured ones (code syntax,
+    creative, personal requests)."""
     return policy.Gates(
         disabled=bool(settings.recall_disabled),
         max_prompt_chars=int(settings.recall_max_prompt_chars),
         code_line_ratio=float(settings.recall_code_line_ratio),
         min_words=int(settings.recall_min_words),
-        code_syntax="code-syntax" in features,
-        creative="creative" in features,
-        personal="personal" in features,
+        code_syntax=not reference,
+        creative=not reference,
+        personal=not reference,
     )
 
 
-def recall(
-    prompt: str,
-    files: Sequence[Any],
-    settings: Any,
-    *,
-    features: frozenset[str] | None = None,
-) -> RecallResult:
+def gate(prompt: str, front: Front, gates: policy.Gates, *, short_gate: bool = True) -> str | None:
+    """Why the prompt gets no memory before any scoring, or None. A prompt under the word
+    minimum still passes when one of its words names a block (short-gate)."""
+    reason = policy.should_skip(prompt, front.words, gates)
+    short = reason == policy.BELOW_MIN_WORDS and short_gate and front.files and front.words
+    if short and front.names_a_block():
+        reason = None
+    if reason is None and not front.files:
+        reason = policy.NO_MEMORY
+    if reason is None and front.index is None:
+        reason = policy.NO_BLOCKS
+    return reason
+
+
+def recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> RecallResult:
     """What auto-recall injects for `prompt` from `files` (project layer first)."""
-    feats = feature_set.DEFAULT if features is None else features
-    files = select_files(files, settings)
-    analyzer = analyzer_for(files, settings, feats)
-    words = prompt_words(prompt or "", analyzer, settings, feats)
-    index: Index | None = None
-
-    def exact_hit(ws: Sequence[str]) -> bool:  # short-gate: built only for a short prompt
-        nonlocal index
-        index = build_index(files, settings, feats, analyzer)
-        return index is not None and not index.anchor_vocabulary().isdisjoint(ws)
-
-    reason = policy.should_skip(
-        prompt or "",
-        words,
-        gates_of(settings, feats),
-        exact_hit=exact_hit if "short-gate" in feats and files else None,
-    )
-    if reason:
-        return RecallResult(skipped=reason, words=words)
-    if not files:
-        return RecallResult(skipped=policy.NO_MEMORY, words=words)
+    prompt = prompt or ""
+    front = Front(prompt, files, settings)
+    reason = gate(prompt, front, gates_of(settings))
+    index = front.index if reason is None else None
     if index is None:
-        index = build_index(files, settings, feats, analyzer)
-    if index is None:
-        return RecallResult(skipped=policy.NO_BLOCKS, words=words)
-    fuzzy = not settings.recall_no_fuzzy
-    if "concept-keys" in feats and fuzzy:
-        words = unknown_to_concepts(words, index, analyzer)
-    built = Prompt.build(words, analyzer, fuzzy=fuzzy)
-    matches = score_all_bm25(index, built) if "bm25" in feats else score_all(index, built)
-    if "cooc" in feats and "bm25" in feats:
-        matches = cooccurrence_matches(matches, index, built, analyzer)
-    if "entries-only" in feats:
-        matches = [m for m in matches if m.doc.memory]
-    if "inherit" in feats and matches:
-        matches = inherit_superseded(matches, index, built, "bm25" in feats)
-    if "coverage" in feats and matches:
-        surprise = {w: index.surprise(w) for w in set(words)}
-        total = sum(surprise.values()) or 1.0
-        scored = []
-        for m in matches:
-            share = sum(surprise[w] for w in m.covered) / total
-            need = COVERAGE_MIN
-            if "coverage-multi" in feats:
-                strong = len(m.covered) >= 2
-                need = COVERAGE_MIN_MULTI if strong else COVERAGE_MIN_SINGLE
-                if strong and m.doc.keys_set:
-                    need = KEYED_MIN_MULTI
-            if share < need:
-                continue
-            if "body-coverage" in feats and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
-                # a block whose body explains most of the prompt needs no anchor word
-                m = m._replace(anchor_exact=m.covered)
-            if (
-                "evidence" in feats
-                and not m.anchor_exact
-                and share >= EVIDENCE_COVERAGE
-                and len(m.covered) >= EVIDENCE_WORDS
-            ):
-                # several distinct prompt words in the body are evidence enough: one word
-                # can be a coincidence, two that carry a third of the prompt rarely are
-                m = m._replace(anchor_exact=m.covered)
-            scored.append(m)
-        matches = scored
-    if "where-reference" in feats and matches and policy.WHERE_QUESTION.search(prompt):
+        return RecallResult(skipped=reason, words=front.words)
+    words = front.concepts(index, front.words)
+    built = front.prompt(words)
+    matches = [m for m in scored(index, built) if m.doc.memory]
+    if matches:
+        matches = inherit_superseded(matches, index, built)
+        matches = covering(matches, index, words)
+    matches = boosted(matches, prompt)
+    return ranked_within_budget(matches, settings, words)
+
+
+def covering(
+    matches: list[Match],
+    index: Index,
+    words: Sequence[str],
+    *,
+    multi: bool = True,
+    body_only: bool = True,
+    evidence: bool = True,
+) -> list[Match]:
+    """The blocks that account for enough of the prompt's information (its IDF mass);
+    the switches are the evaluation's (each one measured on its own)."""
+    surprise = {w: index.surprise(w) for w in set(words)}
+    total = sum(surprise.values()) or 1.0
+    out = []
+    for m in matches:
+        share = sum(surprise[w] for w in m.covered) / total
+        need = COVERAGE_MIN
+        if multi:
+            strong = len(m.covered) >= 2
+            need = COVERAGE_MIN_MULTI if strong else COVERAGE_MIN_SINGLE
+            if strong and m.doc.keys_set:
+                need = KEYED_MIN_MULTI
+        if share < need:
+            continue
+        if body_only and share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
+            # a block whose body explains most of the prompt needs no anchor word
+            m = m._replace(anchor_exact=m.covered)
+        if (
+            evidence
+            and not m.anchor_exact
+            and share >= EVIDENCE_COVERAGE
+            and len(m.covered) >= EVIDENCE_WORDS
+        ):
+            # several distinct prompt words in the body are evidence enough: one word
+            # can be a coincidence, two that carry a third of the prompt rarely are
+            m = m._replace(anchor_exact=m.covered)
+        out.append(m)
+    return out
+
+
+def boosted(
+    matches: list[Match], prompt: str, *, where: bool = True, task: bool = True
+) -> list[Match]:
+    """A where-question lifts reference entries, a request for work feedback entries."""
+    if where and matches and policy.WHERE_QUESTION.search(prompt):
         matches = _boost_kind(matches, "x-reference", WHERE_BOOST)
-    if "task-feedback" in feats and matches and policy.asks_for_work(prompt):
+    if task and matches and policy.asks_for_work(prompt):
         matches = _boost_kind(matches, "x-feedback", TASK_BOOST)
+    return matches
+
+
+def ranked_within_budget(
+    matches: list[Match], settings: Settings, words: list[str], *, exact_budget: bool = True
+) -> RecallResult:
     ranked = policy.rank(matches, ranking_of(settings))
     if not ranked:
         return RecallResult(skipped=policy.NO_MATCH, words=words)
-    return _within_budget(ranked, settings, feats, words)
+    return _within_budget(ranked, settings, words, exact_budget)
 
 
 def unknown_to_concepts(words: list[str], index: Index, analyzer: Analyzer) -> list[str]:
@@ -472,7 +556,7 @@ def _credit(m: Match, e: Match, terms: dict[str, str]) -> Match:
 
 
 def inherit_superseded(
-    matches: list[Match], index: Index, prompt: Prompt, bm25: bool
+    matches: list[Match], index: Index, prompt: Prompt, *, bm25: bool = True
 ) -> list[Match]:
     """A block that supersedes another takes over the old block's evidence when it is
     stronger: a prompt naming the old way (`Dropbox backups`) is about the topic whose
@@ -503,12 +587,12 @@ def inherit_superseded(
 
 
 def _within_budget(
-    ranked: list[Match], settings: Any, feats: frozenset[str], words: list[str]
+    ranked: list[Match], settings: Settings, words: list[str], exact: bool
 ) -> RecallResult:
     budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
     # keys are for matching: the model reads the fact, not the search terms
     texts = [m.doc.entry.to_agd(drop=("keys",)) for m in ranked]
-    if "exact-budget" in feats:
+    if exact:  # exact-budget: measured on the text actually injected
         sizes = [len(t) + 1 for t in texts]
     else:
         sizes = [len(render.reference_text(m.doc.entry)) for m in ranked]
@@ -516,14 +600,10 @@ def _within_budget(
     if keep == 0:
         return RecallResult(skipped=policy.BUDGET, words=words)
     chosen = [
-        Scored(entry=m.doc.entry, score=m.score, layer=_layer(m.doc.entry), text=t)
+        Scored(entry=m.doc.entry, score=m.score, layer=m.doc.entry.layer or "", text=t)
         for m, t in zip(ranked[:keep], texts[:keep], strict=True)
     ]
     return RecallResult(skipped=None, chosen=chosen, words=words)
-
-
-def _layer(entry: Any) -> str:
-    return str(getattr(entry, "layer", "") or "")
 
 
 __all__ = ["RecallResult", "Scored", "recall"]

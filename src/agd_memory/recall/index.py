@@ -91,11 +91,11 @@ def analyse(entry: Any, analyzer: Analyzer) -> Record:
     # the kind is a field of the reference score; "no-kind" drops it (`project`,
     # `feedback` in a prompt then stop lifting every block of that kind)
     kind_tokens = (
-        () if "no-kind" in analyzer.features else tuple(analyzer.tokens(kind.replace("x-", " ")))
+        () if analyzer.uses("no-kind") else tuple(analyzer.tokens(kind.replace("x-", " ")))
     )
     body_text = getattr(entry, "body", None) or ""
     body = analyzer.tokens(body_text)
-    keys = key_phrases(entry, analyzer) if "keys" in analyzer.features else ()
+    keys = key_phrases(entry, analyzer) if analyzer.uses("keys") else ()
     return (
         str(entry.id),
         kind,

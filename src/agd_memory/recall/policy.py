@@ -1,14 +1,14 @@
 """When recall speaks and how much: prompt gates, the anchor rule, floors, top-k, budget.
 
-All rules are the reference's (agd-memory-plugin §5.4) unless a feature of
-`features.py` changes them; each function says which.
+All rules are the reference's (agd-memory-plugin §5.4) unless a measured change
+(`eval/features.py`) changes them; each function says which.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .scoring import Match
@@ -205,16 +205,11 @@ def should_skip(
     prompt: str,
     words: Sequence[str],
     gates: Gates,
-    *,
-    exact_hit: Callable[[Sequence[str]], bool] | None = None,
 ) -> str | None:
     """The first gate that refuses the prompt, or None. `words` are the prompt's content
-    words (length filter and stopwords applied, duplicates kept).
-
-    With `exact_hit` (the short-gate feature), a prompt below the word minimum still
-    passes when `exact_hit(words)` says one of its words is a whole id or desc word of
-    some block: `deploy script` is short but names a block.
-    """
+    words (length filter and stopwords applied, duplicates kept). A prompt below the word
+    minimum that names a block (`deploy script`) is let through by the engine
+    (`engine.gate`, short-gate): only it has the index."""
     if gates.disabled:
         return DISABLED
     if not prompt or not prompt.strip():
@@ -227,7 +222,7 @@ def should_skip(
         return CREATIVE
     if gates.personal and about_private_life(prompt):
         return PERSONAL
-    if len(words) < gates.min_words and not (exact_hit is not None and words and exact_hit(words)):
+    if len(words) < gates.min_words:
         return BELOW_MIN_WORDS
     return None
 

@@ -216,7 +216,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
     # matched by "email" alone); the words of the keys matched are the prompt's key hits
     in_keys: set[str] = set()
     if doc.keys_set:
-        cog = key_cognates(doc, keys) if keys and "key-cognates" in index.analyzer.features else {}
+        cog = key_cognates(doc, keys) if keys and index.analyzer.uses("key-cognates") else {}
         if cog or not doc.keys_set.isdisjoint(prompt.words):
             for phrase in doc.key_phrases:
                 hits = [t if t in prompt.words else cog.get(t) for t in phrase]

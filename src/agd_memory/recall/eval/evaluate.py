@@ -4,8 +4,8 @@ A cases file is `{"cases": [{corpus, lang, prompt, expect, tags?}]}` (the format
 `tests/data/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
 project memory file by its path relative to the cases file; `global.agd` beside the
 corpus, when present, is loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
-every project corpus the positives use. Every run goes through `engine.recall`, gates
-included, so a prompt the hook refuses retrieves nothing.
+every project corpus the positives use. Every run goes through `engine.recall` (a variant of
+`features` through `variants.recall`), gates included, so a prompt the hook refuses retrieves nothing.
 
 Metrics per prompt-language bucket: hit@1 (expected id injected first), recall@3
 (expected id among the first three injected), tokens injected (estimated, 4 chars a
@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
-from ..store import MemoryFile
-from . import policy, search
-from .engine import RecallResult, recall
-from .text import reference_tokens
+from ...errors import UserError
+from ...store import MemoryFile
+from .. import engine, policy, search
+from ..engine import RecallResult
+from ..text import reference_tokens
+from . import features as feature_set
+from . import variants
 
 GLOBAL_NAME = "global.agd"
 NEGATIVE = "negative"
@@ -140,6 +142,7 @@ def run(
     With `override`, a corpus whose file name is in that folder is read from there, with
     the folder's `global.agd` (the same memories rewritten, e.g. with keys); the others
     are read as usual."""
+    feats = feature_set.DEFAULT if features is None else features
     cases_path = Path(cases_path)
     cases = load_cases(cases_path)
     files = corpus_files(cases_path, cases, settings, override)
@@ -149,7 +152,11 @@ def run(
         expect = case.get("expect")
         targets = names if expect is None else [case["corpus"]]
         for name in targets:
-            result = recall(case["prompt"], files[name], settings, features=features)
+            layers = files[name]
+            if feats == feature_set.DEFAULT:  # what the hook runs
+                result = engine.recall(case["prompt"], layers, settings)
+            else:
+                result = variants.recall(case["prompt"], layers, settings, feats)
             report.results.append(_case_result(case, name, result))
     return report
 
