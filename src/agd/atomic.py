@@ -3,7 +3,9 @@
 The text goes to a temporary file in the same folder (same file system, so the
 rename is atomic), is flushed and fsynced, takes the old file's mode, and is
 renamed over the target; the folder is fsynced so the rename itself survives a
-power cut on POSIX.
+power cut on POSIX. A writer killed between the two steps leaves its temporary
+file behind (`.memory.agd.k2j4x9q1.tmp`, a full copy); `remove_stale_temps` clears
+those, and only those, for one target.
 """
 
 from __future__ import annotations
@@ -14,6 +16,15 @@ import stat
 from pathlib import Path
 
 DEFAULT_MODE = 0o644
+STALE_TEMP_S = 300.0
+"""A temporary file this old was left by a killed writer: a live one lasts milliseconds."""
+
+_TEMP_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random names
+_TEMP_RANDOM_LEN = 8
+
+
+def temp_prefix(target: Path) -> str:
+    return f".{target.name}."
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
@@ -30,7 +41,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         current = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         current = DEFAULT_MODE
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
@@ -43,6 +54,44 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(target.parent)
+
+
+def remove_stale_temps(path: str | os.PathLike[str], *, older_than: float = STALE_TEMP_S) -> int:
+    """Delete the temporary files `write_atomic` left beside `path` when killed mid-write.
+
+    Only names of our own pattern for that one file (`.<name>.<8 random>.tmp`), only
+    regular files, only those not modified for `older_than` seconds. Call it while holding
+    the file's lock, so that no writer that takes the lock is between its two steps.
+    Returns the number removed; never raises (a file that cannot be removed stays).
+    """
+    import time
+
+    target = Path(path)
+    prefix = temp_prefix(target)
+    cutoff = time.time() - older_than
+    removed = 0
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        middle = name[len(prefix) : -len(".tmp")]
+        if not (
+            name.startswith(prefix)
+            and name.endswith(".tmp")
+            and len(middle) == _TEMP_RANDOM_LEN
+            and set(middle) <= _TEMP_CHARS
+        ):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -8,10 +8,14 @@ imports `verbs` and `verbs` imports this, with no circle.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 from . import files
 from .errors import AgdError
+
+if TYPE_CHECKING:
+    from .model import Document
 
 
 class Fail(Exception):
@@ -70,30 +74,44 @@ def _write_utf8(stream: TextIO, text: str, errors: str) -> None:
     buffer.flush()
 
 
-def write_in_place(path: str, text: str, before: object | None = None) -> None:
-    """Replace FILE with `text` atomically, only if `text` parses back to the same document.
+def write_in_place(path: str, change: Callable[[Document], Document]) -> None:
+    """Apply `change` to FILE's document and replace FILE with the result, checked.
 
-    `before` is the document `text` was serialised from.
+    The read, the change and the write happen under the lock every writer of the file
+    takes (`agd.lock`, beside the real file: `agd-memory` saves wait for it, and it for
+    them), so a save that lands meanwhile is never lost. The real file is replaced
+    atomically (a symlink stays a link), only if the text changes and re-parses to the
+    document `change` returned.
     """
-    from .atomic import write_atomic
+    from . import lock
+    from .atomic import remove_stale_temps, write_atomic
     from .parser import parse
+    from .serializer import serialize
 
     if path == "-":
         raise Fail("--in-place not supported with stdin")
-    try:
-        again = parse(text)
-    except AgdError as err:
-        raise Fail(
-            f"refusing to write {path}: serialized output does not re-parse — this is a bug "
-            f"in agd; the file was left untouched: {err}"
-        ) from None
-    if before is not None and again != before:
-        raise Fail(
-            f"refusing to write {path}: this edit does not round-trip — the serialized output "
-            "re-parses to a different document (content the v0.1 syntax cannot represent); "
-            "the file was left untouched"
-        )
-    try:
-        write_atomic(path, text)
-    except OSError as err:
-        raise Fail(f"writing {path}: {os_message(err)}") from None
+    real = lock.real_path(path)
+    with lock.exclusive(lock.locked_path(path)):
+        text = read_text(path)
+        new = change(parse(text))
+        out = serialize(new)
+        if out == text:
+            return
+        try:
+            again = parse(out)
+        except AgdError as err:
+            raise Fail(
+                f"refusing to write {path}: serialized output does not re-parse — this is a bug "
+                f"in agd; the file was left untouched: {err}"
+            ) from None
+        if again != new:
+            raise Fail(
+                f"refusing to write {path}: this edit does not round-trip — the serialized output "
+                "re-parses to a different document (content the v0.1 syntax cannot represent); "
+                "the file was left untouched"
+            )
+        try:
+            write_atomic(real, out)
+        except OSError as err:
+            raise Fail(f"writing {path}: {os_message(err)}") from None
+        remove_stale_temps(real)

@@ -8,6 +8,7 @@ are imported inside it, so the common verbs start fast.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from .console import Fail, os_message, read_text, write_err, write_in_place, write_out
 from .errors import AgdError
@@ -59,8 +60,7 @@ def format_(ns: argparse.Namespace) -> int:
             return 1
         return 0
     if ns.in_place:
-        if out != text or ns.file == "-":
-            write_in_place(ns.file, out, doc)
+        write_in_place(ns.file, lambda current: current)  # re-read under the file's lock
         return 0
     write_out(out)
     return 0
@@ -101,8 +101,7 @@ def id_(ns: argparse.Namespace) -> int:
     if not ns.add and not ns.strip:
         raise Fail("specify --add or --strip")
     _, doc = load(ns.file)
-    new = ids.add_ids(doc) if ns.add else ids.strip_ids(doc)
-    return _print_or_write(ns, new)
+    return _print_or_write(ns, doc, ids.add_ids if ns.add else ids.strip_ids)
 
 
 def edit(ns: argparse.Namespace) -> int:
@@ -114,17 +113,17 @@ def edit(ns: argparse.Namespace) -> int:
         op = ops.parse_op(ns.op)
     except InvalidAst as err:
         raise Fail(f"parsing operation JSON: {ns.op}: {err}") from None
-    new = ops.apply(doc, op)
-    return _print_or_write(ns, new)
+    return _print_or_write(ns, doc, lambda current: ops.apply(current, op))
 
 
-def _print_or_write(ns: argparse.Namespace, doc: Document) -> int:
-    """The edited document to FILE with `-i` (atomically, checked), else to stdout."""
-    out = serialize(doc)
+def _print_or_write(
+    ns: argparse.Namespace, doc: Document, change: Callable[[Document], Document]
+) -> int:
+    """`change(doc)` to stdout; with `-i`, FILE re-read, changed and written under its lock."""
     if ns.in_place:
-        write_in_place(ns.file, out, doc)
+        write_in_place(ns.file, change)
     else:
-        write_out(out)
+        write_out(serialize(change(doc)))
     return 0
 
 

@@ -441,7 +441,7 @@ def _live_entry(index: dict[str, str], remote: str) -> bool:
 def record_remote(settings: Settings, remote: str, path: Path) -> bool:
     """Map `remote` to `path` in the index unless a live entry exists. Under the index's
     lock, re-read inside it, written atomically. Never raises; returns True if written."""
-    from .lock import exclusive, lock_path_for
+    from agd.lock import LockError, exclusive, lock_path_for
 
     target = index_file(settings)
     if not target.parent.is_dir():
@@ -454,6 +454,6 @@ def record_remote(settings: Settings, remote: str, path: Path) -> bool:
             raw[remote] = str(path)
             write_atomic(target, json.dumps(raw, indent=2, sort_keys=True) + "\n")
             return True
-    except (OSError, ValueError, UserError) as exc:
+    except (OSError, ValueError, UserError, LockError) as exc:
         debuglog.log(f"paths: could not update the git-remote index {target}: {exc}")
         return False

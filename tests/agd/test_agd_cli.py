@@ -175,14 +175,16 @@ def test_edit_creates_ref_blocks(capsys, doc):
 
 def test_write_in_place_guard_messages(tmp_path):
     from agd.console import Fail, write_in_place
-    from agd.parser import parse
+    from agd.model import INLINE, Block, Document, Inline
 
     path = tmp_path / "x.agd"
     path.write_text("@p x\n", encoding="utf-8")
+    bad_id = Document([Block("p", INLINE, [Inline("text", "x")], {}, "1bad")])
     with pytest.raises(Fail, match="serialized output does not re-parse — this is a bug in agd"):
-        write_in_place(str(path), "oops\n", None)
+        write_in_place(str(path), lambda _: bad_id)
+    two_blocks = Document([Block("p", INLINE, [Inline("text", "x\n\n@p y")])])
     with pytest.raises(Fail, match="this edit does not round-trip"):
-        write_in_place(str(path), "@p y\n", parse("@p x\n"))
+        write_in_place(str(path), lambda _: two_blocks)
     assert path.read_text(encoding="utf-8") == "@p x\n"
 
 

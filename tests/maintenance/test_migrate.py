@@ -6,7 +6,7 @@ import threading
 import time
 
 import agd
-from agd_memory import lock
+from agd import lock
 
 REFS_DRY_RUN = """\
 {path}

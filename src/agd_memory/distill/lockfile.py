@@ -23,7 +23,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..lock import exclusive
+from agd.lock import exclusive
+
 from ..settings import Settings
 from .state import distill_dir, write_atomic
 

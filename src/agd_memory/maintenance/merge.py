@@ -28,13 +28,14 @@ from pathlib import Path
 import agd
 from agd.errors import AgdError
 from agd.model import Block
+from agd.refs import format_ids as id_attr
 
 from ..errors import MemoryFileError, UserError
-from ..store.citations import id_attr
-from ..store.rules import section_id, section_title
+from ..settings import Settings
+from ..store.memoryfile import MemoryFile
+from ..store.rules import check_secrets, section_id, section_title
 from . import headers, lifecycle
 from .source import SourceFile, ids_of, is_entry, split_refs
-from .writing import Rewrite, rewrite
 
 PREFER = ("source", "dest", "newer")
 EDGE_KEYS = ("refs", "supersedes")
@@ -104,6 +105,7 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
     expected: dict[str, tuple[str, object, dict]] = {}  # id -> (kind, body, attrs) after the merge
 
     def text_of(block: Block) -> list[str]:
+        refuse_secrets(source, block)
         lines = source.block_text(block).split("\n")
         changes: dict[str, str] = {}
         attrs = dict(block.attrs)
@@ -270,7 +272,12 @@ def _verify(
 
 
 def merge_files(
-    source_path: Path, dest_path: Path, *, prefer: str | None, apply: bool
+    source_path: Path,
+    dest_path: Path,
+    *,
+    prefer: str | None,
+    apply: bool,
+    settings: Settings | None = None,
 ) -> tuple[MergePlan, Path | None]:
     for label, path in (("SOURCE", source_path), ("DEST", dest_path)):
         if not path.is_file():
@@ -281,12 +288,23 @@ def merge_files(
     if not apply:
         return plan_merge(source, SourceFile.read(dest_path), prefer=prefer), None
 
-    def compute(text: str) -> Rewrite[MergePlan]:
+    def compute(text: str) -> tuple[str | None, MergePlan]:
         plan = plan_merge(source, SourceFile.parse(dest_path, text), prefer=prefer)
-        return Rewrite(plan.text, plan)
+        return plan.text, plan
 
-    written = rewrite(dest_path, compute)
-    return written.result, written.backup
+    return MemoryFile(dest_path, settings=settings).rewrite(compute, backup=True)
+
+
+def refuse_secrets(source: SourceFile, block: Block) -> None:
+    """A block copied into DEST is a write like a save: every field is scanned."""
+    fields: dict[str, str | None] = {"id": block.id, "kind": block.kind}
+    fields.update((name, str(value)) for name, value in block.attrs.items())
+    fields["content"] = block.value if isinstance(block.value, str) else source.block_text(block)
+    check_secrets(
+        fields,
+        f"#{block.id} in SOURCE {source.path}",
+        fix="remove it from SOURCE (or leave that entry out) and merge again",
+    )
 
 
 def render_report(plan: MergePlan, *, apply: bool, backup: Path | None) -> list[str]:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agd.model import FENCED, Document
+from agd.refs import format_ids as id_attr
+from agd.refs import mentions as body_citations
 
-from ..errors import UserError
-from ..store.citations import body_citations, id_attr
-from . import headers, lifecycle, targets
-from .progress import Progress
+from ..settings import Settings
+from ..store.memoryfile import MemoryFile
+from . import headers, lifecycle
 from .source import SourceFile, ids_of, is_entry, split_refs, verify
-from .writing import Rewrite, rewrite
 
 
 @dataclass(frozen=True)
@@ -147,18 +147,20 @@ PLANNERS: dict[str, Callable[[SourceFile], list[BlockChange]]] = {
 }
 
 
-def migrate_file(path: Path, what: str, *, apply: bool) -> FileReport:
+def migrate_file(
+    path: Path, what: str, *, apply: bool, settings: Settings | None = None
+) -> FileReport:
     planner = PLANNERS[what]
     if not apply:
         return FileReport(path, planner(SourceFile.read(path)))
 
-    def compute(text: str) -> Rewrite[list[BlockChange]]:
+    def compute(text: str) -> tuple[str | None, list[BlockChange]]:
         source = SourceFile.parse(path, text)
         changes = planner(source)
-        return Rewrite(apply_changes(source, changes) if changes else None, changes)
+        return (apply_changes(source, changes) if changes else None), changes
 
-    written = rewrite(path, compute)
-    return FileReport(path, written.result, written.backup)
+    changes, backup = MemoryFile(path, settings=settings).rewrite(compute, backup=True)
+    return FileReport(path, changes, backup)
 
 
 def summary(what: str, reports: list[FileReport], *, apply: bool, scanned: int) -> str:

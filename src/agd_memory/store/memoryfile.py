@@ -1,11 +1,16 @@
 """`MemoryFile`: one layer's file — cached reads and the single write path.
 
-Every write (`save`, `delete`, `rename`) is one transaction: take the sibling lock
-(`memory.agd.lock`), read and parse the current file (or start from the scaffold,
-inside the lock, so two first saves cannot clobber each other), change the
-`Document` in process, serialise it, re-parse the text and compare, and replace
-the file with `write_atomic`. A crash at any instant leaves the old or the new
-file; a failed check leaves the file untouched.
+Every change to a memory file goes through `MemoryFile.rewrite`: `save`, `delete`,
+`rename` and `set_keys` (which change the parsed `Document`), and `merge --apply`,
+`migrate --apply` and any bulk rewrite (which compute new text). It takes the lock
+beside the *real* file (a symlinked memory file and its target share one lock),
+refuses a read-only file, reads the current text inside the lock (so a plan made
+before is recomputed, never replayed), keeps a `.bak` for bulk rewrites, replaces the
+real file with `write_atomic` (the link stays a link), clears temporary files a
+killed writer left, and refreshes the cache. A Document change is written back with
+`agd.splice`: only the blocks that changed are re-serialised, every other byte (a
+BOM, CRLF line ends, `ver=007`) stays. A crash at any instant leaves the old or the
+new file; a failed check leaves the file untouched.
 """
 
 from __future__ import annotations
@@ -16,16 +21,18 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from agd.atomic import write_atomic
+from agd import lock
+from agd.atomic import remove_stale_temps, write_atomic
 from agd.errors import AgdError
 from agd.model import FENCED, INLINE, Block, Document, Inline
+from agd.refs import cites, mentions
+from agd.refs import format_ids as id_attr
 
 from .. import diskcache as cache
-from .. import lock
 from ..errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from ..settings import Settings
 from . import rules
-from .citations import body_citations, cites, id_attr, rewrite_refs
+from .citations import rewrite_refs
 from .entry import Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
 
 T = TypeVar("T")
@@ -90,12 +97,18 @@ class MemoryFile:
     @property
     def lock_path(self) -> Path:
         """`memory.agd.lock` beside the real file (so two symlinks to one file share it)."""
-        return lock.lock_path_for(self.real_path)
+        return lock.locked_path(self.path)
 
     @property
     def real_path(self) -> Path:
         """The file a write replaces: a symlinked memory file stays a symlink."""
-        return Path(os.path.realpath(self.path))
+        return lock.real_path(self.path)
+
+    @property
+    def backup_path(self) -> Path:
+        """`memory.agd.bak` beside the real file: the text before the last bulk rewrite."""
+        real = self.real_path
+        return real.with_name(real.name + ".bak")
 
     @property
     def cache_dir(self) -> Path:
@@ -104,12 +117,36 @@ class MemoryFile:
     # -- reading -------------------------------------------------------------------
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        """True for a regular file; False when nothing is there. Any other stat failure (a
+        path through a file, a name too long, no permission, a symlink loop) is a
+        `MemoryFileError` naming the file."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError) as exc:
+            raise self._unreadable(exc) from None
+        return stat.S_ISREG(mode)
+
+    def _unreadable(self, exc: OSError | ValueError) -> MemoryFileError:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return MemoryFileError(
+            f"cannot read memory file {self.path}: {reason}; check the path and its permissions",
+            path=self.path,
+            reason=reason,
+        )
+
+    def _key(self) -> cache.Key | None:
+        """The file's cache key; None when it does not exist (other stat errors raise)."""
+        try:
+            return cache.file_key(self.path)
+        except (OSError, ValueError) as exc:
+            raise self._unreadable(exc) from None
 
     def document(self) -> Document:
         """The parsed file (an empty Document when it does not exist). Do not mutate it:
         it is shared with later calls until the file changes."""
-        key = cache.file_key(self.path)
+        key = self._key()
         if key is None:
             return Document()
         loaded = cache.memo_get(key)
@@ -137,7 +174,7 @@ class MemoryFile:
         return next((e for e in self.entries() if e.id == block_id), None)
 
     def _load(self) -> cache.Loaded | None:
-        key = cache.file_key(self.path)
+        key = self._key()
         if key is None:
             return None
         loaded = cache.memo_get(key)
@@ -154,16 +191,25 @@ class MemoryFile:
         return loaded
 
     def _parse_file(self) -> tuple[cache.Key, Document]:
+        key, data = self._read()
+        return key, self._parse_text(data)
+
+    def _read(self) -> tuple[cache.Key, bytes]:
+        """The file's bytes and the cache key of exactly those bytes (one open, one fstat)."""
         try:
             with open(self.path, "rb") as fh:
                 st = os.fstat(fh.fileno())
+                if not stat.S_ISREG(st.st_mode):
+                    raise MemoryFileError(
+                        f"memory file {self.path} is not a regular file; point it at a file"
+                    )
                 data = fh.read()
         except FileNotFoundError:
-            raise MemoryFileError(f"memory file {self.path} does not exist") from None
-        except OSError as exc:
             raise MemoryFileError(
-                f"cannot read memory file {self.path}: {exc.strerror or exc}; check its permissions"
+                f"memory file {self.path} does not exist", path=self.path, reason="missing"
             ) from None
+        except (OSError, ValueError) as exc:
+            raise self._unreadable(exc) from None
         key = (
             os.path.realpath(self.path),
             st.st_size,
@@ -172,15 +218,20 @@ class MemoryFile:
             st.st_ino,
             st.st_dev,
         )
-        return key, self._parse_text(data)
+        return key, data
 
     def _parse_text(self, data: bytes) -> Document:
+        return self._parse_str(self._decode(data))
+
+    def _decode(self, data: bytes) -> str:
         try:
-            text = data.decode("utf-8")
+            return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MemoryFileError(
                 f"memory file {self.path} is not UTF-8 (byte {exc.start}); re-save it as UTF-8"
             ) from None
+
+    def _parse_str(self, text: str) -> Document:
         from agd.parser import parse  # imported on a cache miss only: hooks read the cache
 
         try:
@@ -188,7 +239,10 @@ class MemoryFile:
         except AgdError as exc:
             raise MemoryFileError(
                 f"memory file {self.path} does not parse: {exc}; fix that line "
-                f"(`agd validate {self.path}`) or restore a backup"
+                f"(`agd validate {self.path}`) or restore a backup",
+                path=self.path,
+                line=exc.line,
+                reason="parse",
             ) from None
 
     # -- writing -------------------------------------------------------------------
@@ -217,19 +271,30 @@ class MemoryFile:
         if not allow_secrets:  # before `where` quotes the id
             rules.check_secrets({"id": id, "kind": kind}, f"a save to {self.path}")
         block_id = rules.check_id(id, f"{self.path}")
+        where = f"#{block_id} in {self.path}"
         kind = rules.check_kind(kind, where)
         if not isinstance(content, str):
             raise SaveRejected(f"save rejected: the content of {where} must be text")
         body = rules.normalize_body(content)
         rules.check_text(body, "content", where)
+        rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
         new_desc = None if desc is None else rules.normalize_desc(desc)
         if new_desc is not None:
             rules.check_text(new_desc, "desc", where)
+            rules.check_size(new_desc, "desc", rules.MAX_DESC_CHARS, where)
         new_status = rules.check_status(status, where)
         given_refs = rules.id_list(refs, "refs", where)
         given_sup = rules.id_list(supersedes, "supersedes", where)
         if not allow_secrets:
-            rules.check_secrets(body, new_desc, where)
+            rules.check_secrets(
+                {
+                    "desc": new_desc,
+                    "content": body,
+                    "refs": " ".join(given_refs or ()),
+                    "supersedes": " ".join(given_sup or ()),
+                },
+                where,
+            )
         new_keys = (
             None if keys is None else rules.normalize_keys(keys, where, allow_secrets=allow_secrets)
         )
@@ -277,7 +342,7 @@ class MemoryFile:
             if given_refs is not None:  # given ids that are not here are reported
                 kept_refs, ignored_refs = keep(dict.fromkeys(given_refs))
             else:  # the body's #id citations lifted into refs, plus the refs it had
-                ref_source = body_citations(body) + list(parse_id_list(old_attrs.get("refs")))
+                ref_source = [*mentions(body), *parse_id_list(old_attrs.get("refs"))]
                 kept_refs, ignored_refs = keep(dict.fromkeys(ref_source))[0], []
             if kept_refs:
                 attrs["refs"] = id_attr(kept_refs)
@@ -356,7 +421,9 @@ class MemoryFile:
             pos = doc.index().get(block_id)
             if pos is None:
                 raise BlockNotFound(
-                    f"no block #{block_id} in {self.path}; `agd-memory toc` lists the ids"
+                    f"no block #{block_id} in {self.path}; `agd-memory toc` lists the ids",
+                    block_id=block_id,
+                    path=self.path,
                 )
             block = doc.blocks[pos]
             _require_memory_block(block, self.path, "delete")
@@ -373,6 +440,7 @@ class MemoryFile:
         """Give block `old` the id `new` and rewrite every refs, supersedes, `@ref` and
         `#old` citation in the file."""
         old_id = old.strip().lstrip("#")
+        rules.check_secrets({"new id": new}, f"the rename of #{old_id} in {self.path}")
         new_id = rules.check_id(new, f"the new name of #{old_id} in {self.path}")
 
         def change(doc: Document) -> RenameResult:
@@ -380,7 +448,9 @@ class MemoryFile:
             pos = index.get(old_id)
             if pos is None:
                 raise BlockNotFound(
-                    f"no block #{old_id} in {self.path}; `agd-memory toc` lists the ids"
+                    f"no block #{old_id} in {self.path}; `agd-memory toc` lists the ids",
+                    block_id=old_id,
+                    path=self.path,
                 )
             _require_memory_block(doc.blocks[pos], self.path, "rename")
             if new_id in index and new_id != old_id:
@@ -405,6 +475,39 @@ class MemoryFile:
 
         return self._transaction(change, f"#{old_id} in {self.path}", create=False)
 
+    def rewrite(
+        self,
+        compute: Callable[[str], tuple[str | None, T]],
+        *,
+        backup: bool = False,
+    ) -> tuple[T, Path | None]:
+        """Replace the file's text by `compute(current text)` under the write path's lock.
+
+        `compute` gets the text as stored (BOM and line ends kept), read inside the lock,
+        and returns (the new text, or None to change nothing; a result). With `backup`
+        the old text is kept in `memory.agd.bak` first (bulk rewrites: merge, migrate,
+        import). Returns (the result, the `.bak` written or None). The new text must
+        parse; a missing file is a `MemoryFileError`.
+        """
+
+        def step(raw: str | None, key: cache.Key | None) -> tuple[str | None, Document | None, T]:
+            if raw is None:
+                raise MemoryFileError(f"memory file {self.path} does not exist; nothing to change")
+            text, result = compute(raw)
+            if text is None or text == raw:
+                return None, None, result
+            from agd.parser import parse
+
+            try:
+                return text, parse(text), result
+            except AgdError as exc:
+                raise MemoryFileError(
+                    f"{self.path}: the new text would not parse ({exc}); nothing was written — "
+                    "please report this"
+                ) from None
+
+        return self._locked(step, backup=backup)
+
     def _transaction(
         self,
         change: Callable[[Document], T],
@@ -412,29 +515,27 @@ class MemoryFile:
         *,
         create: bool = True,
     ) -> T:
+        """`change` a private copy of the file's Document and write back what changed."""
         from agd.parser import parse
-        from agd.serializer import serialize
+        from agd.splice import splice
 
-        with lock.exclusive(self.lock_path):
-            existed = self.path.exists()
-            if existed:
-                self._check_writable()
-                doc = self._current_document()
-                if not doc.blocks and create:  # an empty file is a new memory
-                    doc = parse(rules.SCAFFOLD)
-            elif create:
-                doc = parse(rules.SCAFFOLD)
-            else:
+        def step(raw: str | None, key: cache.Key | None) -> tuple[str | None, Document | None, T]:
+            if raw is None and not create:
                 raise BlockNotFound(f"memory file {self.path} does not exist; nothing to change")
-            before = list(doc.blocks)
+            old = self._document_of(key, raw) if raw is not None else Document()
+            source = raw
+            if not old.blocks and create:  # a missing or empty file is a new memory
+                source, old = rules.SCAFFOLD, parse(rules.SCAFFOLD)
+            doc = Document(list(old.blocks))  # blocks are replaced, never mutated
             result = change(doc)
             if (
-                existed
-                and len(doc.blocks) == len(before)
-                and all(a is b for a, b in zip(doc.blocks, before, strict=True))
+                source is raw
+                and len(doc.blocks) == len(old.blocks)
+                and all(a is b for a, b in zip(doc.blocks, old.blocks, strict=True))
             ):
-                return result  # nothing changed: the file, and every cache of it, stay as they are
-            text = serialize(doc)
+                return None, None, result  # nothing changed: the file and its caches stay
+            assert source is not None
+            text = splice(source, old, doc)
             try:
                 check = parse(text)
             except AgdError as exc:  # unreachable unless the serializer has a bug
@@ -445,27 +546,52 @@ class MemoryFile:
                 raise SaveRejected(
                     f"save rejected: {where} would not read back the same. Nothing was written."
                 )
-            try:
-                write_atomic(self.real_path, text)
-            except OSError as exc:
-                raise MemoryFileError(
-                    f"cannot write memory file {self.path}: {exc.strerror or exc}; "
-                    "check that the file and its folder are writable. Nothing was written."
-                ) from None
-            self._remember(check)
-        return result
+            return text, check, result
 
-    def _current_document(self) -> Document:
-        """A private copy of the file's Document for a transaction. The memoised one is
-        reused when the file is unchanged (an MCP server or the distiller saving several
-        blocks then parses once): blocks are never mutated, only replaced, so copying the
-        list is enough."""
-        key = cache.file_key(self.path)
+        return self._locked(step, backup=False)[0]
+
+    def _locked(
+        self,
+        step: Callable[[str | None, cache.Key | None], tuple[str | None, Document | None, T]],
+        *,
+        backup: bool,
+    ) -> tuple[T, Path | None]:
+        """The transaction: lock the real file, refuse a read-only one, read, `step`, write."""
+        try:
+            with lock.exclusive(self.lock_path):
+                raw: str | None = None
+                key: cache.Key | None = None
+                if self.exists():
+                    self._check_writable()
+                    key, data = self._read()
+                    raw = self._decode(data)
+                text, doc, result = step(raw, key)
+                if text is None or doc is None:
+                    return result, None
+                real = self.real_path
+                bak = self.backup_path if backup and raw is not None else None
+                try:
+                    if bak is not None and raw is not None:
+                        write_atomic(bak, raw)
+                    write_atomic(real, text)
+                except OSError as exc:
+                    raise MemoryFileError(
+                        f"cannot write memory file {self.path}: {exc.strerror or exc}; "
+                        "check that the file and its folder are writable. Nothing was written."
+                    ) from None
+                remove_stale_temps(real)
+                self._remember(doc)
+                return result, bak
+        except lock.LockError as exc:
+            raise MemoryFileError(str(exc)) from None
+
+    def _document_of(self, key: cache.Key | None, raw: str) -> Document:
+        """The Document of `raw` (read with `key`): the memoised one when the file is
+        unchanged (an MCP server or the distiller saving several blocks parses once)."""
         loaded = cache.memo_get(key) if key is not None else None
         if loaded is not None and loaded.document is not None:
-            return Document(list(loaded.document.blocks))
-        _, doc = self._parse_file()
-        return doc
+            return loaded.document
+        return self._parse_str(raw)
 
     def _check_writable(self) -> None:
         try:

@@ -7,7 +7,7 @@ fix, and says that nothing was written.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from agd.lines import is_identifier
 
@@ -15,6 +15,16 @@ from ..errors import SaveRejected, SecretRejected
 from ..settings import Settings
 
 VALID_STATUS = ("open", "done", "superseded")
+
+# Sizes that fit a memory: a fact, its one-line description and a few search keys.
+# Larger input is refused with the limit in the message (a 100,000-character id or a
+# 50 MB body is a mistake or an attack, never a memory).
+MAX_ID_CHARS = 128
+MAX_KIND_CHARS = 64
+MAX_DESC_CHARS = 1_000
+MAX_BODY_CHARS = 100_000
+MAX_KEYS = 24
+MAX_KEY_CHARS = 48
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
 
 SCAFFOLD = (
@@ -57,6 +67,11 @@ def check_id(raw: str, where: str) -> str:
     block_id = raw.strip()
     if block_id.startswith("#"):
         block_id = block_id[1:]
+    if len(block_id) > MAX_ID_CHARS:
+        raise SaveRejected(
+            f"save rejected: the id `{block_id[:40]}…` for {where} has {len(block_id):,} "
+            f"characters; ids are at most {MAX_ID_CHARS}: use a short name. Nothing was written."
+        )
     if not is_identifier(block_id):
         raise SaveRejected(
             f"save rejected: invalid id `{raw}` for {where}: ids are ASCII letters, digits, "
@@ -69,6 +84,12 @@ def check_id(raw: str, where: str) -> str:
 def check_kind(raw: str, where: str) -> str:
     """`x-<ident>`; a bare conventional name (`project`) is accepted as `x-project`."""
     kind = raw.strip().lstrip("@")
+    if len(kind) > MAX_KIND_CHARS:
+        raise SaveRejected(
+            f"save rejected: the kind `{kind[:40]}…` for {where} has {len(kind):,} characters; "
+            f"kinds are at most {MAX_KIND_CHARS}: use x-project or another short "
+            "`x-<name>`. Nothing was written."
+        )
     if not kind.startswith("x-") and f"x-{kind}" in CONVENTIONAL_KINDS:
         kind = f"x-{kind}"
     if not (kind.startswith("x-") and is_identifier(kind[2:])):
@@ -84,9 +105,6 @@ def normalize_desc(desc: str) -> str:
     return re.sub(r"\s*[\r\n]+\s*", " ", desc).strip()
 
 
-MAX_KEYS = 24
-MAX_KEY_CHARS = 48
-
 
 def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool = False) -> str:
     """Search keys as stored: `keys="a, b c, d"`: lowercase, one line each, no empty
@@ -98,7 +116,7 @@ def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool
     if not all(isinstance(raw, str) for raw in items):
         raise SaveRejected(f"save rejected: the keys of {where} must be text. Nothing was written.")
     if not allow_secrets:
-        check_secrets("", ", ".join(items), where)
+        check_secrets({"keys": ", ".join(items)}, where)
     out: list[str] = []
     for raw in items:
         key = " ".join(raw.split()).lower()
@@ -145,6 +163,15 @@ def normalize_body(content: str) -> str:
     return content.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def check_size(value: str, what: str, limit: int, where: str) -> None:
+    """Refuse a field longer than `limit` characters (the `MAX_*` constants)."""
+    if len(value) > limit:
+        raise SaveRejected(
+            f"save rejected: the {what} of {where} has {len(value):,} characters; the limit is "
+            f"{limit:,}: shorten it or split it into several entries. Nothing was written."
+        )
+
+
 def check_text(value: str, what: str, where: str) -> None:
     """Refuse text that cannot be written as UTF-8 (unpaired surrogates)."""
     try:
@@ -180,6 +207,11 @@ def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[s
         i = str(v).strip().lstrip("#")
         if not i:
             continue
+        if len(i) > MAX_ID_CHARS:
+            raise SaveRejected(
+                f"save rejected: {what} of {where} names an id of {len(i):,} characters; ids "
+                f"are at most {MAX_ID_CHARS}. Nothing was written."
+            )
         if not is_identifier(i):
             raise SaveRejected(
                 f"save rejected: {what} names an invalid id `{v}` for {where}; "
@@ -190,19 +222,31 @@ def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[s
     return out
 
 
-def check_secrets(content: str, desc: str | None, where: str) -> None:
+def check_secrets(
+    fields: Mapping[str, str | None],
+    where: str,
+    *,
+    fix: str = "remove it, or pass allow_secrets / --allow-secrets if it is not a secret",
+) -> None:
+    """Refuse when any field (`id`, `kind`, `desc`, `content`, `keys`, `refs`, ...) holds a
+    secret-shaped string; the message names the field (and the line, in a body)."""
     # Imported here: compiling the detector's patterns is the costliest import of the
     # store, and readers (a hook on every prompt) never need it.
     from .. import secrets
 
-    found = secrets.describe(content, desc)
-    if found is None:
+    found = [(name, f) for name, text in fields.items() if text for f in secrets.find(text)]
+    if not found:
         return
+    name, first = found[0]
+    if name == "content":
+        name = f"content line {first.line}"
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
+    what = f"{article} {first.kind} ({first.excerpt}) in {name}{more}"
     raise SecretRejected(
-        f"save rejected: {where} holds what looks like {found}; remove it, or pass "
-        "allow_secrets / --allow-secrets if it is not a "
-        "secret. Nothing was written.",
-        found,
+        f"save rejected: {where} holds what looks like {what}; {fix}. Nothing was written.",
+        what,
+        field=found[0][0],
     )
 
 
