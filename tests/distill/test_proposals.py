@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from agd.lines import is_identifier
-
 from agd_memory import paths, store
 from agd_memory.distill import proposals
 from agd_memory.errors import UserError
