@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .errors import UserError
 from .settings import Settings
 from .store import Entry
+
+if TYPE_CHECKING:
+    from .recall.engine import MemorySource
 
 KIND_ORDER = ("x-user", "x-feedback", "x-project", "x-reference")
 MAX_DESC_CHARS = 90
@@ -41,19 +45,23 @@ def budget_tokens(text: str) -> int:
 
 
 def render(
-    files: Sequence[object], settings: Settings, *, count: Callable[[str], int] = budget_tokens
+    files: Sequence[MemorySource],
+    settings: Settings,
+    *,
+    count: Callable[[str], int] = budget_tokens,
 ) -> str:
     """The TOC of `files` (`MemoryFile`s, project first); "" when there is no memory.
     `count` measures text against the budget (tests pin it to a simple rule)."""
-    entries = [e for mf in files for e in mf.entries() if _shown(e)]  # type: ignore[attr-defined]
+    entries = [e for mf in files for e in mf.entries() if _shown(e)]
     if not entries:
         return ""
     budget = max(0, settings.toc_token_budget)
     layers = []
     for mf in files:
-        n = sum(1 for e in mf.entries() if e.is_memory)  # type: ignore[attr-defined]
+        n = sum(1 for e in mf.entries() if e.is_memory)
         if n:
-            layers.append(f"{mf.layer} layer: {mf.path} ({n} {'entry' if n == 1 else 'entries'})")  # type: ignore[attr-defined]
+            noun = "entry" if n == 1 else "entries"
+            layers.append(f"{mf.layer} layer: {mf.path} ({n} {noun})")
     head = [HEADER, "; ".join(layers)]
     lines: dict[int, str] = {}  # id(entry) -> its line, made once
     if len(entries) <= budget:  # every line costs a token: more entries cannot all fit
@@ -113,7 +121,7 @@ def _assemble(head: list[str], entries: list[Entry], kept: set[int], lines: dict
 
 
 def list_entries(
-    files: Sequence[object],
+    files: Sequence[MemorySource],
     *,
     kind: str | None = None,
     status: str | None = None,
@@ -128,7 +136,7 @@ def list_entries(
     since_date = _parse_since(since)
     out = []
     for mf in files:
-        for e in mf.entries():  # type: ignore[attr-defined]
+        for e in mf.entries():
             if not e.is_memory:
                 continue
             if want_kind and e.kind != want_kind:

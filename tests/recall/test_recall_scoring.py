@@ -15,13 +15,18 @@ from agd_memory.recall.scoring import (
     recency_key,
     score_all,
     score_doc,
-    score_entries,
-    uniform_weight,
 )
 
 
+def uniform_weight(_: str) -> float:
+    return 1.0
+
+
 def one(e, words):
-    return score_entries([e], words, REFERENCE)[0]
+    """The reference score of one entry, with uniform weights (no IDF)."""
+    analyzer = Analyzer(REFERENCE)
+    index = Index([e], analyzer)
+    return score_doc(index.docs[0], Prompt.build(words, analyzer, fuzzy=False), uniform_weight).score
 
 
 def test_id_hit_scores_3() -> None:

@@ -32,10 +32,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import debuglog
 from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..store import MemoryFile
 
 MAX_CONTEXT_CHARS = 9_500
 """Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
@@ -106,7 +109,7 @@ def parse_payload(raw: bytes) -> HookPayload:
 
 def memory_files(
     settings: Settings, cwd: str, *, scope: str = "all", check: bool = True
-) -> list[Any]:
+) -> list[MemoryFile]:
     """The existing, readable memory files of `scope` for the project at `cwd`, project first.
 
     A file that does not parse or cannot be read is left out (and logged), so a

@@ -22,7 +22,6 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..store.entry import ROW_WIDTH, Entry
 from .analyzer import Analyzer
@@ -55,23 +54,24 @@ _NONE: frozenset[str] = frozenset()
 #  (`store.entry`, without layer and path), keys as token tuples)
 # The entry row rebuilds the entry for rendering without reading the memory file.
 Record = tuple
+Postings = list[int] | array | bytes
+"""A token's blocks: a list while building, bytes in the disk cache, an array once read."""
 _SUPERSEDES = Entry._fields.index("supersedes")
 
 
-def is_superseded(entry: Any) -> bool:
-    return getattr(entry, "status", None) == "superseded"
+def is_superseded(entry: Entry) -> bool:
+    return entry.status == "superseded"
 
 
-def is_memory(entry: Any) -> bool:
+def is_memory(entry: Entry) -> bool:
     """Memory entries are `x-*` blocks; headings, meta and paragraphs are not."""
-    return str(getattr(entry, "kind", "")).startswith("x-")
+    return entry.kind.startswith("x-")
 
 
-def key_phrases(entry: Any, analyzer: Analyzer) -> tuple[tuple[str, ...], ...]:
+def key_phrases(entry: Entry, analyzer: Analyzer) -> tuple[tuple[str, ...], ...]:
     """The `keys` attribute (`keys="a, b c"`: search terms written with the block), each
     key as its tokens."""
-    attrs = getattr(entry, "attrs", None) or {}
-    value = attrs.get("keys") if hasattr(attrs, "get") else None
+    value = entry.attrs.get("keys")
     if not isinstance(value, str):
         return ()
     phrases = (tuple(dict.fromkeys(analyzer.tokens(key))) for key in value.split(","))
@@ -86,28 +86,28 @@ def recency_key(updated: object) -> int:
     return int(digits[:8]) if len(digits) >= 8 else 0
 
 
-def analyse(entry: Any, analyzer: Analyzer) -> Record:
-    kind = str(getattr(entry, "kind", "") or "")
+def analyse(entry: Entry, analyzer: Analyzer) -> Record:
+    kind = entry.kind or ""
     # the kind is a field of the reference score; "no-kind" drops it (`project`,
     # `feedback` in a prompt then stop lifting every block of that kind)
     kind_tokens = (
         () if analyzer.uses("no-kind") else tuple(analyzer.tokens(kind.replace("x-", " ")))
     )
-    body_text = getattr(entry, "body", None) or ""
+    body_text = entry.body or ""
     body = analyzer.tokens(body_text)
     keys = key_phrases(entry, analyzer) if analyzer.uses("keys") else ()
     return (
         str(entry.id),
         kind,
-        getattr(entry, "status", None),
+        entry.status,
         kind.startswith("x-"),
         tuple(set(analyzer.tokens(str(entry.id).replace("-", " ")))),
-        tuple(set(analyzer.tokens(getattr(entry, "desc", None) or ""))),
+        tuple(set(analyzer.tokens(entry.desc or ""))),
         tuple(set(kind_tokens)),
         dict(Counter(body)),
         len(body),
         len(body_text),
-        recency_key(getattr(entry, "updated", None)),
+        recency_key(entry.updated),
         entry[:ROW_WIDTH],
         keys,
     )
@@ -124,12 +124,12 @@ class Part:
     def __init__(
         self,
         records: list[Record | bytes],
-        postings: dict[str, Any],
-        key_postings: dict[str, Any],
+        postings: dict[str, Postings],
+        key_postings: dict[str, Postings],
         df: dict[str, int],
         n: int,
         stats: tuple,
-        entries: list[Any] | None,
+        entries: list[Entry] | None,
     ) -> None:
         self.records = records
         self.postings = postings
@@ -144,9 +144,9 @@ class Part:
     @classmethod
     def build(
         cls,
-        entries: Sequence[Any],
+        entries: Sequence[Entry],
         analyzer: Analyzer,
-        idf_over: Callable[[Any], bool] | None,
+        idf_over: Callable[[Entry], bool] | None,
     ) -> Part:
         records = [analyse(e, analyzer) for e in entries]
         postings: dict[str, list[int]] = {}
@@ -223,7 +223,7 @@ class Part:
             rec = self.records[i] = marshal.loads(rec)
         return rec
 
-    def posting(self, table: dict[str, Any], token: str) -> Sequence[int]:
+    def posting(self, table: dict[str, Postings], token: str) -> Sequence[int]:
         value = table.get(token)
         if value is None:
             return ()
@@ -231,7 +231,7 @@ class Part:
             value = table[token] = array("I", value)
         return value
 
-    def entry(self, i: int) -> Any:
+    def entry(self, i: int) -> Entry:
         """The entry of record `i`: rebuilt from the record when loaded from the disk cache
         (no need to read the memory file), else the store's own entry."""
         if self._entries is not None:
@@ -299,7 +299,7 @@ class Doc:
         return self.part.record(self.i)[0]
 
     @property
-    def entry(self) -> Any:
+    def entry(self) -> Entry:
         return self.part.entry(self.i)
 
     @property
@@ -329,10 +329,10 @@ class Index:
 
     def __init__(
         self,
-        entries: Iterable[Any] = (),
+        entries: Iterable[Entry] = (),
         analyzer: Analyzer | None = None,
         *,
-        idf_over: Callable[[Any], bool] | None = None,
+        idf_over: Callable[[Entry], bool] | None = None,
         parts: Sequence[Part] | None = None,
     ) -> None:
         if analyzer is None:

@@ -7,21 +7,24 @@ output too). Renderers never compute: they take entries already chosen and write
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..store.entry import Entry
 
 FENCE = "~~~"
 
 
-def reference_text(entry: Any) -> str:
+def reference_text(entry: Entry) -> str:
     """The reference's internal rendering, which its budget measures: kind, desc, refs, id."""
     head = "@" + str(entry.kind)
-    desc = getattr(entry, "desc", None)
+    desc = entry.desc
     if desc:
         head += ' desc="' + str(desc).replace("\\", "\\\\").replace('"', '\\"') + '"'
-    refs = getattr(entry, "refs", None) or ()
+    refs = entry.refs or ()
     if refs:
         head += ' refs="' + ",".join(f"#{r}" for r in refs) + '"'
-    body = getattr(entry, "body", None) or ""
+    body = entry.body or ""
     return f"{head} [#{entry.id}]\n{FENCE}\n{body}\n{FENCE}\n"
 
 

@@ -17,8 +17,8 @@ visits the blocks that share a word or a cognate key with it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from . import cognates
 from .analyzer import BLOCK_MIN_LEN, Analyzer
@@ -38,7 +38,6 @@ __all__ = [
     "score_all_bm25",
     "score_bm25",
     "score_doc",
-    "score_entries",
 ]
 
 FIELD_BOOST_ID = 3.0
@@ -158,20 +157,6 @@ def candidates(index: Index, prompt: Prompt) -> list[int]:
 def score_all(index: Index, prompt: Prompt) -> list[Match]:
     """Matches for every candidate block, in file order (zero scores included)."""
     return [score_doc(index.doc(i), prompt, index.weight) for i in candidates(index, prompt)]
-
-
-def uniform_weight(_: str) -> float:
-    return 1.0
-
-
-def score_entries(
-    entries: Sequence[Any], words: Iterable[str], features: frozenset[str]
-) -> list[float]:
-    """Scores with uniform weights, for tests and quick checks (no IDF)."""
-    analyzer = Analyzer(features)
-    prompt = Prompt.build(words, analyzer, fuzzy=False)
-    index = Index(entries, analyzer)
-    return [score_doc(d, prompt, uniform_weight).score for d in index.docs]
 
 
 # BM25F (the `bm25` feature and ranked search): per prompt word, the field-weighted,

@@ -23,15 +23,18 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import UserError
-from ...store import MemoryFile
+from ...store import Entry, MemoryFile
 from .. import engine, policy, search
 from ..engine import RecallResult
 from ..text import reference_tokens
 from . import features as feature_set
 from . import variants
+
+if TYPE_CHECKING:
+    from ...settings import Settings
 
 GLOBAL_NAME = "global.agd"
 NEGATIVE = "negative"
@@ -132,7 +135,7 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
 
 def run(
     cases_path: Path,
-    settings: Any,
+    settings: Settings,
     *,
     features: frozenset[str] | None = None,
     override: Path | None = None,
@@ -162,14 +165,14 @@ def run(
 
 
 def corpus_files(
-    cases_path: Path, cases: Sequence[Mapping[str, Any]], settings: Any, override: Path | None
-) -> dict[str, list[Any]]:
+    cases_path: Path, cases: Sequence[Mapping[str, Any]], settings: Settings, override: Path | None
+) -> dict[str, list[MemoryFile]]:
     """Corpus name -> its layer files (project, then the `global.agd` beside it)."""
     names = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
     if override is not None and not Path(override).is_dir():
         # a missing keyed folder would silently measure the memories without keys
         raise UserError(f"{override}: no such folder of rewritten memories")
-    files: dict[str, list[Any]] = {}
+    files: dict[str, list[MemoryFile]] = {}
     for name in names:
         # a corpus is a path relative to the cases file; its global layer is the
         # `global.agd` beside it (so one cases file can use memories from several places)
@@ -187,7 +190,7 @@ def corpus_files(
 
 
 def search_recall(
-    cases_path: Path, settings: Any, *, override: Path | None = None, k: int = 5
+    cases_path: Path, settings: Settings, *, override: Path | None = None, k: int = 5
 ) -> tuple[int, int, int]:
     """Ranked search against a plain BM25 on the positives of `cases_path`: the cases
     whose expected entry is among the first `k` results of each, and the positives."""
@@ -216,7 +219,7 @@ def search_recall(
 
 
 def plain_bm25(
-    entries: Sequence[Any], query: str, k: int, k1: float = 1.2, b: float = 0.75
+    entries: Sequence[Entry], query: str, k: int, k1: float = 1.2, b: float = 0.75
 ) -> list[str]:
     """The baseline ranked search is measured against: textbook BM25 over id + desc +
     keys + body as one field, with the reference tokenizer and no stopwords."""
