@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -264,7 +265,7 @@ def test_reminders_hook_output_and_command_wrappers_are_dropped_from_user_text(
     d = transcript.read(write_transcript(tmp_path / "s.jsonl", records))
     assert [t.text for t in d.turns] == [
         "Fix the flaky login test.",
-        "/model\n\nopus",
+        "/model opus",
         "git status",
     ]
     assert d.user_words == 5 + 2 + 2
@@ -274,3 +275,32 @@ def _user_parts(*texts: str) -> dict:
     record = user("")
     record["message"]["content"] = [{"type": "text", "text": t} for t in texts]
     return record
+
+
+def test_a_transcript_bigger_than_the_limit_is_read_from_its_newest_whole_line(
+    tmp_path: Path,
+) -> None:
+    old = [user(f"old prompt number {n} " + "x" * 200) for n in range(50)]
+    path = write_transcript(tmp_path / "s.jsonl", [*old, user("the newest prompt")])
+    size = path.stat().st_size
+    d = transcript.read(path, 0, limit=2_000)
+    texts = [t.text for t in d.turns]
+    assert texts[-1] == "the newest prompt" and len(texts) < 10
+    assert d.skipped > 0 and d.start == d.skipped and d.end == size
+    assert path.read_bytes()[d.start - 1 : d.start] == b"\n"  # it starts on a whole line
+    whole = transcript.read(path)
+    assert whole.skipped == 0 and len(whole.turns) == 51
+
+
+def test_a_deeply_nested_line_is_a_bad_line_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("[" * 100_000 + "\n" + json.dumps(user("still read")) + "\n")
+    d = transcript.read(path)
+    assert d.bad_lines == 1 and [t.text for t in d.turns] == ["still read"]
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    os.mkfifo(path)
+    with pytest.raises(OSError, match="not a regular file"):
+        transcript.read(path)

@@ -21,14 +21,19 @@ never leaves this module.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 EDIT_TOOLS = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit"))
 """Tool names that change files: any of them makes a session worth distilling."""
 
+READ_LIMIT = 64 * 1024 * 1024
+"""Bytes of a transcript read at most per distillation (its newest part is kept)."""
 # Per-turn caps, characters: the user's own words matter most.
 USER_CHARS = 4000
 ASSISTANT_CHARS = 2000
@@ -84,28 +89,41 @@ class Digest:
     edits: int = 0
     user_words: int = 0
     bad_lines: int = 0
+    skipped: int = 0
+    """Bytes of new transcript left unread before `start` (more was new than `read` reads)."""
 
     @property
     def empty(self) -> bool:
         return not any(t.role in ("user", "assistant") for t in self.turns)
 
 
-def read(path: str | Path, start: int = 0) -> Digest:
+def read(path: str | Path, start: int = 0, limit: int = READ_LIMIT) -> Digest:
     """Parse the transcript from byte `start`; an incomplete last line is left for next time.
 
-    Raises OSError when the file cannot be read.
+    At most `limit` bytes are read: when more is new, the oldest part is skipped (the
+    count is in `skipped`) and reading begins at the first whole line of the last `limit`
+    bytes. Raises OSError when the file cannot be read or is not a regular file.
     """
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        data = fh.read()
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        begin = max(start, info.st_size - limit)
+        fh.seek(begin)
+        data = fh.read(limit)
+    if begin > start:
+        first = data.find(b"\n") + 1  # the line cut in two is not read (0: none is whole)
+        data = data[first:] if first else b""
+        begin += first
     cut = data.rfind(b"\n") + 1
-    digest = Digest(start=start, end=start + cut)
+    digest = Digest(start=begin, end=begin + cut, skipped=begin - start)
     for raw in data[:cut].splitlines():
         if not raw.strip():
             continue
         try:
             record = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
             digest.bad_lines += 1
             continue
         if isinstance(record, dict):
@@ -149,7 +167,9 @@ def _take(record: dict, digest: Digest) -> None:
 def _add_text(digest: Digest, role: str, text: str) -> None:
     text = PRIVATE.sub("[private]", text)
     if role == "user":
-        text = TYPED.sub(lambda m: m.group(2), INJECTED.sub("", text))
+        text = INJECTED.sub("", text)
+        if TYPED.search(text):  # `/name args` or `!command`, on one line as it was typed
+            text = " ".join(TYPED.sub(lambda m: m.group(2), text).split())
     else:
         text = ATTRIBUTION.sub("", text)
     text = text.strip()

@@ -150,6 +150,8 @@ def distil(
     if not verdict.passed:
         return Result("skipped", verdict.reason, seconds=time.monotonic() - began)
     where = f"bytes {digest.start}-{digest.end}" if digest.start else f"{digest.end} bytes"
+    if digest.skipped:
+        where += f", the {digest.skipped} bytes before them skipped"
     log(f"distilling {item.transcript} ({where}; {verdict.reason})")
     excerpt = transcript.excerpt(digest, settings.distill_excerpt_chars)
     toc_text = render_toc(layers, settings)
