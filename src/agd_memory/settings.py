@@ -1,15 +1,23 @@
-"""Every setting of agd-memory, read once: environment variables and the config file.
+"""Every setting of agd-memory, read once: environment, plugin options and the config file.
 
 Only entry points (hook adapters, CLI verbs, the MCP server, the viewer) call
 `Settings.load()`; everything below them receives the object. The table
 `VARIABLES` is the single list of `AGD_*` variables: the README's table is
 generated from it and `agd-memory config show` prints it.
 
-Precedence: environment variable, then the config file (`recall.json` in the
-data folder, kept for compatibility with the earlier plugin), then the default.
-Booleans: `0`, `false`, `no`, `off` and the empty string are off (the earlier
-plugin treated any non-empty value, even `0`, as on). A number that does not
-parse falls back to the default and leaves a line in the debug log.
+Precedence: the environment variable, then the plugin option of the same name
+(`userConfig` in `.claude-plugin/plugin.json`, which Claude Code exports to hooks
+and the MCP server as `CLAUDE_PLUGIN_OPTION_<NAME>`; `USER_CONFIG` lists them),
+then the config file, then the default.
+
+The config file is `<Claude config dir>/agd-memory/config.json` (`CLAUDE_CONFIG_DIR`,
+else `~/.claude`): the same file for the CLI in a shell, the skills, the hooks and the
+MCP server, and outside `${CLAUDE_PLUGIN_DATA}`, which Claude Code deletes when the
+plugin is uninstalled. The earlier `recall.json` (in the plugin data folder or
+`~/.local/share/agd-memory/`) is copied there once, the newest of them; the old file
+stays. Booleans: `0`, `false`, `no`, `off` and the empty string are off (the earlier
+plugin treated any non-empty value, even `0`, as on). A number that does not parse
+falls back to the default and leaves a line in the debug log.
 """
 
 from __future__ import annotations
@@ -23,7 +31,10 @@ from typing import NamedTuple
 
 from . import debuglog
 
-CONFIG_FILE_NAME = "recall.json"
+CONFIG_FILE_NAME = "config.json"
+LEGACY_CONFIG_NAME = "recall.json"
+"""The config file's earlier name, in the plugin data folder (migrated once)."""
+OPTION_PREFIX = "CLAUDE_PLUGIN_OPTION_"
 FALSE_WORDS = frozenset(("", "0", "false", "no", "off"))
 
 
@@ -89,6 +100,20 @@ VARIABLES: tuple[Variable, ...] = (
 )
 # fmt: on
 
+USER_CONFIG: tuple[str, ...] = (
+    "AGD_RECALL_DISABLED",
+    "AGD_RECALL_LANGS",
+    "AGD_DISTILL_DISABLED",
+    "AGD_DISTILL_MODEL",
+)
+"""The switches also offered as plugin options: `userConfig` in `.claude-plugin/plugin.json`
+has one option per name, keyed by the name without `AGD_`, lower case (`recall_langs`)."""
+
+
+def option_key(name: str) -> str:
+    """The `userConfig` key of a variable: `AGD_RECALL_LANGS` -> `recall_langs`."""
+    return name.removeprefix("AGD_").lower()
+
 
 class Settings:
     """All settings, immutable. Build with `Settings.load()`; tests use `Settings.load(env)`.
@@ -143,8 +168,11 @@ class Settings:
     Default: `~/.local/share/agd-memory` (set in `__init__`)."""
     plugin_root: Path | None = None
     """`CLAUDE_PLUGIN_ROOT` when run by Claude Code."""
+    config_file: Path
+    """The config file (`config_file_from`). Default: `~/.claude/agd-memory/config.json`."""
     sources: Mapping[str, str]
-    """For each field set from outside its default: `env` or `config file`. Default `{}`."""
+    """For each field set from outside its default: `environment`, `userConfig` or
+    `config file`. Default `{}`."""
 
     def __init__(self, **values: object) -> None:
         unknown = sorted(set(values) - set(FIELDS))
@@ -152,6 +180,8 @@ class Settings:
             raise TypeError(f"Settings() got unexpected keyword argument(s): {', '.join(unknown)}")
         if "data_dir" not in values:
             values["data_dir"] = Path.home() / ".local/share/agd-memory"
+        if "config_file" not in values:
+            values["config_file"] = Path.home() / ".claude" / "agd-memory" / CONFIG_FILE_NAME
         if "sources" not in values:
             values["sources"] = {}
         for name, value in values.items():
@@ -182,12 +212,18 @@ class Settings:
     def load(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         data_dir = debuglog.data_dir_from(env)
-        config = read_config(data_dir / CONFIG_FILE_NAME)
+        config_file = config_file_from(env)
+        config = read_config(config_file)
+        if not config and not os.path.lexists(config_file):
+            config = migrate_legacy(env, config_file)
         values: dict[str, object] = {}
         sources: dict[str, str] = {}
         for var in VARIABLES:
+            option = env.get(OPTION_PREFIX + option_key(var.name).upper(), "")
             if var.name in env:
-                raw, source = env[var.name], "env"
+                raw, source = env[var.name], "environment"
+            elif option.strip() and var.name in USER_CONFIG:
+                raw, source = option, "userConfig"
             elif var.name in config:
                 raw, source = config[var.name], "config file"
             elif var.attr.removeprefix("recall_") in config and var.attr in (
@@ -205,6 +241,7 @@ class Settings:
         return cls(
             **values,
             data_dir=data_dir,
+            config_file=config_file,
             plugin_root=Path(root) if root else None,
             sources=sources,
         )
@@ -212,10 +249,6 @@ class Settings:
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (per-run overrides in the eval)."""
         return Settings(**{**{name: getattr(self, name) for name in FIELDS}, **changes})
-
-    @property
-    def config_file(self) -> Path:
-        return self.data_dir / CONFIG_FILE_NAME
 
 
 FIELDS: tuple[str, ...] = tuple(Settings.__annotations__)
@@ -246,6 +279,58 @@ def _convert(var: Variable, raw: object) -> object:
             return _INVALID
     text = str(raw)
     return text if text else None
+
+
+def claude_dir_from(env: Mapping[str, str]) -> Path:
+    """Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `.claude` in the home folder
+    (`AGD_MEMORY_HOME`, else `HOME`), as the memory paths use it."""
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
+    home = env.get("AGD_MEMORY_HOME") or env.get("HOME")
+    return (Path(home).expanduser() if home else Path.home()) / ".claude"
+
+
+def config_file_from(env: Mapping[str, str]) -> Path:
+    """The one config file: `<Claude config dir>/agd-memory/config.json`."""
+    return claude_dir_from(env) / "agd-memory" / CONFIG_FILE_NAME
+
+
+def legacy_config_files(env: Mapping[str, str]) -> list[Path]:
+    """Where earlier versions kept the config file: the plugin data folder of the hooks
+    (`CLAUDE_PLUGIN_DATA`, or any `plugins/data/agd-memory-*` folder of the Claude config
+    dir, as a shell sees it) and the data folder of the CLI run from a shell."""
+    shell_env = {k: v for k, v in env.items() if k != "CLAUDE_PLUGIN_DATA"}
+    folders = [debuglog.data_dir_from(env), debuglog.data_dir_from(shell_env)]
+    try:
+        with os.scandir(claude_dir_from(env) / "plugins" / "data") as it:
+            folders += sorted(Path(e.path) for e in it if e.name.startswith("agd-memory"))
+    except OSError:
+        pass
+    return [f / LEGACY_CONFIG_NAME for f in dict.fromkeys(folders)]
+
+
+def migrate_legacy(env: Mapping[str, str], target: Path) -> dict[str, object]:
+    """Copy the newest earlier config file that holds settings to `target`, once (the old
+    file stays); its settings, or `{}` when there is none. A failed write is logged and
+    the old settings still apply to this process."""
+    found: list[tuple[float, Path, dict[str, object]]] = []
+    for path in legacy_config_files(env):
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        data = read_json_object(path, "settings")
+        if data:
+            found.append((mtime, path, data))
+    if not found:
+        return {}
+    _, source, data = max(found, key=lambda item: item[0])
+    try:
+        write_config(target, data)
+        debuglog.log(f"settings: copied {source} to {target} (the old file is kept)")
+    except OSError as exc:
+        debuglog.log(f"settings: could not copy {source} to {target}: {exc}")
+    return data
 
 
 def read_config(path: Path) -> dict[str, object]:
@@ -291,14 +376,20 @@ def write_config(path: Path, data: Mapping[str, object]) -> None:
 # -- the config file's rules (`agd-memory config` is a thin verb over these) -----------------
 
 
-def config_langs(data: Mapping[str, object]) -> list[str]:
-    """The stopword languages the config file names (`"langs"`: a list or a comma string)."""
-    raw = data.get("langs")
+def config_langs(data: Mapping[str, object]) -> list[str] | None:
+    """The stopword languages the config file pins (`"langs"`: a list or a comma string);
+    None when it pins none, and each prompt then uses the built-in languages it is
+    written in."""
+    if "langs" not in data:
+        return None
+    raw = data["langs"]
     items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else []
     return [str(x).strip().lower() for x in items if str(x).strip()]
 
 
-def set_langs(data: Mapping[str, object], langs: list[str], known: tuple[str, ...]) -> dict[str, object]:
+def set_langs(
+    data: Mapping[str, object], langs: list[str], known: tuple[str, ...]
+) -> dict[str, object]:
     """`data` with `"langs"` replaced; `ValueError` naming any language not in `known`."""
     langs = [x.strip().lower() for x in langs if x.strip()]
     unknown = [x for x in langs if x not in known]
@@ -310,13 +401,32 @@ def set_langs(data: Mapping[str, object], langs: list[str], known: tuple[str, ..
 def toggle_lang(
     data: Mapping[str, object], lang: str, *, enable: bool, known: tuple[str, ...]
 ) -> dict[str, object] | None:
-    """`data` with `lang` added to (or removed from) `"langs"`; None when nothing changes."""
+    """`data` with `lang` added to (or removed from) the pinned `"langs"`; None when nothing
+    changes. With no list pinned every built-in language is already on (each prompt uses
+    the ones it is written in), so enabling one changes nothing and disabling one asks for
+    the list to pin. `ValueError` for a language not in `known`; `UserError` when a disable
+    cannot be done as asked."""
+    from .errors import UserError
+
     lang = lang.strip().lower()
-    langs = config_langs(data)
-    if enable and lang not in known:
+    if lang not in known:
         raise ValueError(f"unknown built-in lang {lang!r} (built-in: {','.join(known)})")
+    langs = config_langs(data)
+    if langs is None:
+        if enable:
+            return None
+        rest = ",".join(x for x in known if x != lang)
+        raise UserError(
+            f"no language list is set, so {lang} is used only for prompts written in it; "
+            f"to leave it out of every prompt, pin the others: agd-memory config set {rest}"
+        )
     if (lang in langs) == enable:
         return None
+    if not enable and langs == [lang]:
+        raise UserError(
+            f"{lang} is the only language set; removing it leaves no stopwords at all. "
+            "Run `agd-memory config reset` (languages chosen per prompt) or `config set LANGS`"
+        )
     return {**data, "langs": [*langs, lang] if enable else [x for x in langs if x != lang]}
 
 
@@ -334,12 +444,11 @@ def set_stopwords_file(data: Mapping[str, object], target: str | None) -> dict[s
 
 
 def reset_config(path: Path) -> bool:
-    """Remove the config file; False when there was none."""
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    """Empty the config file: an empty object, not no file, so that no earlier file is
+    migrated again. False when it held no settings."""
+    had = bool(read_config(path))
+    write_config(path, {})
+    return had
 
 
 if __name__ == "__main__":  # pragma: no cover - manual inspection

@@ -234,9 +234,10 @@ def test_keys_from_a_fifo_is_refused_at_once(fifo, proc_env) -> None:
     assert r.returncode == 1 and "not a regular file" in r.stderr and r.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("where", [".claude/agd-memory/config.json", "legacy recall.json"])
 @pytest.mark.parametrize("config", ["[" * 100_000, "fifo"])
-def test_a_hostile_recall_json_falls_back_to_the_defaults(config, env, proc_env) -> None:
-    target = env.data / "recall.json"
+def test_a_hostile_recall_json_falls_back_to_the_defaults(config, where, env, proc_env) -> None:
+    target = env.data / "recall.json" if where.startswith("legacy") else env.home / where
     target.parent.mkdir(parents=True, exist_ok=True)
     if config == "fifo":
         os.mkfifo(target)

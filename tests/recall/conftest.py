@@ -16,7 +16,8 @@ def make_settings(tmp_path: Path):
     """Settings from the given variables only (no user env, no config file)."""
 
     def make(**env: str) -> Settings:
-        return Settings.load({"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), **env})
+        isolated = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "HOME": str(tmp_path)}
+        return Settings.load({**isolated, **env})
 
     return make
 

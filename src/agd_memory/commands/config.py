@@ -1,35 +1,34 @@
-"""`agd-memory config`: show or change the recall settings kept in the config file.
+"""`agd-memory config`: show or change the settings kept in the config file.
 
-The rules (which keys exist, languages, the stopwords file, reset) are in
-`agd_memory.settings`; this verb parses, calls one of them and prints.
+The rules (where the file is, which keys exist, languages, the stopwords file, reset)
+are in `agd_memory.settings`; this verb parses, calls one of them and prints.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 
 from .. import settings as rules
-from ..settings import VARIABLES, Settings
+from ..settings import USER_CONFIG, VARIABLES, Settings, option_key
 from .args import VerbParser, verb_parser
 
 
 def config(argv: list[str]) -> int:
     p = verb_parser(
         "config",
-        "Show or change the recall settings kept in the config file (the environment wins).",
+        "Show or change the settings kept in the config file (userConfig and the environment win).",
         "agd-memory config enable it   |   agd-memory config stopwords-file ~/my-stopwords.txt",
     )
     sub = p.add_subparsers(dest="command", metavar="show|enable|disable|set|reset|stopwords-file")
     sub.required = True
-    sub.add_parser("show", help="the config file, languages and every AGD_RECALL_* setting")
-    for name in ("enable", "disable"):
-        sub.add_parser(name, help=f"{name} a built-in stopword language").add_argument("lang")
-    sub.add_parser("set", help="the stopword languages, comma list (empty for none)").add_argument(
-        "langs", metavar="LANG[,LANG...]"
-    )
-    sub.add_parser("reset", help="remove the config file: every setting back to its default")
+    sub.add_parser("show", help="the config file, languages and every setting with its source")
+    sub.add_parser("enable", help="add a built-in stopword language").add_argument("lang")
+    sub.add_parser("disable", help="remove a built-in stopword language").add_argument("lang")
+    sub.add_parser(
+        "set", help="pin the stopword languages, comma list (empty for none)"
+    ).add_argument("langs", metavar="LANG[,LANG...]")
+    sub.add_parser("reset", help="empty the config file: every setting back to its default")
     sub.add_parser(
         "stopwords-file", help="extra stopwords, one a line (no PATH: clear)"
     ).add_argument("path", nargs="?")
@@ -39,10 +38,8 @@ def config(argv: list[str]) -> int:
     if args.command == "show":
         return _show(settings)
     if args.command == "reset":
-        if rules.reset_config(path):
-            print(f"removed {path}; settings back to their defaults")
-        else:
-            print(f"no config file at {path}; nothing to reset")
+        had = rules.reset_config(path)
+        print(f"{'emptied' if had else 'nothing to reset in'} {path}; settings at their defaults")
         return 0
     from ..recall.text import BUILTIN_LANGS
 
@@ -50,14 +47,14 @@ def config(argv: list[str]) -> int:
     parser: VerbParser = sub.choices[args.command]  # type: ignore[assignment]
     try:
         if args.command in ("enable", "disable"):
+            lang = args.lang.strip().lower()
             changed = rules.toggle_lang(
-                data, args.lang, enable=args.command == "enable", known=BUILTIN_LANGS
+                data, lang, enable=args.command == "enable", known=BUILTIN_LANGS
             )
             if changed is None:
-                state = "already enabled" if args.command == "enable" else "not enabled"
-                print(f"{args.lang.strip().lower()} is {state}. langs = {_langs(data)}")
+                print(_unchanged(data, lang, args.command == "enable"))
                 return 0
-            message = f"{args.command}d {args.lang.strip().lower()}. langs = {_langs(changed)}"
+            message = f"{args.command}d {lang}. langs = {_langs(changed)}"
             var = "AGD_RECALL_LANGS"
         elif args.command == "set":
             changed = rules.set_langs(data, args.langs.split(","), BUILTIN_LANGS)
@@ -70,54 +67,77 @@ def config(argv: list[str]) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     rules.write_config(path, changed)
-    print(f"{message} (saved to {path})")
-    if var in os.environ:
-        print(
-            f"note: {var} is set in the environment and wins over the config file", file=sys.stderr
-        )
+    print(f"{message} (saved to {path}; the next prompt uses it)")
+    winner = _winner(settings, var)
+    if winner:
+        print(f"note: {winner} is set and wins over the config file", file=sys.stderr)
     return 0
 
 
+def _unchanged(data: Mapping[str, object], lang: str, enable: bool) -> str:
+    if rules.config_langs(data) is None:
+        from ..recall.text import BUILTIN_LANGS
+
+        return (
+            f"{lang} is already on: no language list is set, so each prompt uses the built-in "
+            f"languages it is written in ({','.join(BUILTIN_LANGS)}); nothing changed"
+        )
+    state = "already enabled" if enable else "not enabled"
+    return f"{lang} is {state}. langs = {_langs(data)}"
+
+
 def _langs(data: Mapping[str, object]) -> str:
-    return ",".join(rules.config_langs(data)) or "(none)"
+    langs = rules.config_langs(data)
+    return "(chosen per prompt)" if langs is None else ",".join(langs) or "(none)"
+
+
+def _winner(settings: Settings, var: str) -> str:
+    """What overrides the config file for `var`: the environment variable or the plugin option."""
+    attr = next(v.attr for v in VARIABLES if v.name == var)
+    source = settings.sources.get(attr)
+    if source == "environment":
+        return f"{var} in the environment"
+    if source == "userConfig":
+        return f"the plugin option {option_key(var)} (userConfig)"
+    return ""
+
+
+def _source(settings: Settings, var: rules.Variable) -> str:
+    source = settings.sources.get(var.attr)
+    if source == "environment":
+        return f"environment ({var.name})"
+    if source == "userConfig":
+        return f"userConfig ({option_key(var.name)})"
+    return source or "default"
 
 
 def _show(settings: Settings) -> int:
     from ..recall.text import BUILTIN_LANGS
 
+    by_attr = {v.attr: v for v in VARIABLES}
     print(f"config file: {settings.config_file}")
-    langs, source = _langs_with_source(settings)
-    print(f"langs: {','.join(langs) or '(none)'} [{source}]")
+    langs = settings.recall_langs
+    if langs is None:
+        print(
+            f"langs: {','.join(BUILTIN_LANGS)}, each prompt uses the ones it is written in [default]"
+        )
+    else:
+        print(
+            f"langs: {','.join(langs) or '(none)'} [{_source(settings, by_attr['recall_langs'])}]"
+        )
     sw = settings.recall_stopwords_file
-    sw_source = settings.sources.get("recall_stopwords_file", "")
-    print(
-        f"stopwords file: {sw} [{_source_label(sw_source, 'AGD_RECALL_STOPWORDS_FILE')}]"
-        if sw
-        else "stopwords file: (none)"
-    )
+    source = _source(settings, by_attr["recall_stopwords_file"])
+    print(f"stopwords file: {sw} [{source}]" if sw else "stopwords file: (none)")
     print(f"built-in langs: {','.join(BUILTIN_LANGS)}")
     print("settings:")
     for var in VARIABLES:
-        if not var.name.startswith("AGD_RECALL_"):
-            continue
         value = getattr(settings, var.attr)
         if isinstance(value, tuple):
             value = ",".join(value)
-        src = settings.sources.get(var.attr, "default")
-        print(f"  {var.name}={'' if value is None else value}  [{src}]  {var.help}")
+        shown = "" if value is None else value
+        print(f"  {var.name}={shown}  [{_source(settings, var)}]  {var.help}")
+    options = ", ".join(option_key(name) for name in USER_CONFIG)
+    print(f"plugin options (userConfig, set in Claude Code's /plugin): {options}")
+    if settings.plugin_root is None:
+        print("  (run from a shell: this process does not see their values; hooks do)")
     return 0
-
-
-def _langs_with_source(settings: Settings) -> tuple[list[str], str]:
-    source = settings.sources.get("recall_langs")
-    if source == "env":
-        return list(settings.recall_langs or ()), "env (AGD_RECALL_LANGS)"
-    if source == "config file":
-        return list(settings.recall_langs or ()), "config file"
-    from ..recall.engine import langs_of
-
-    return list(langs_of(settings)), "default: each prompt uses the ones it is written in"
-
-
-def _source_label(source: str, var: str) -> str:
-    return f"env ({var})" if source == "env" else (source or "default")
