@@ -4,16 +4,33 @@ Memory files are plain text that is injected into model context and often synced
 or shared, so a save that holds a credential is refused (the caller can override)
 and unattended writers (the distiller) redact instead.
 
-The detector is a table of provider patterns, most specific first, plus two
-heuristics: `password=`-style assignments of a literal value, and long tokens
-with high character entropy. The heuristics are tuned to leave ordinary prose,
-git hashes, UUIDs, paths and identifiers alone: a long token must mix upper case,
-lower case and digits (hex digests and UUIDs never do) and carry close to random
-entropy.
+`find` runs four rules over the text, the most specific first; where two overlap the
+first wins, so a finding's kind is the most precise one known:
+
+1. Vendor tokens: a table of known prefixes and shapes (GitHub `ghp_`, Slack `xapp-`,
+   AWS `AKIA`, Stripe `sk_live_`, PEM private keys, database URLs with a password, ...).
+2. Assignments: `NAME=value`, `NAME: value`, `"name": "value"` where a word part of
+   NAME is a credential word (`DB_PASS`, `clientSecret`, `X-API-Key`) and the value is a
+   literal, not a reference (`os.environ[...]`, `${TOKEN}`, `settings.KEY`).
+3. Prose: a random-looking value right after a credential word ("the API key is ...",
+   `password hunter2` in a netrc).
+4. Any long token with close to random entropy, mixed case and digits.
+
+Public material is not a secret: the bodies of certificates and public-key PEM blocks,
+SSH public keys, integrity hashes (`sha512-...`, go.sum `h1:...`), `data:` URIs and
+Stripe publishable keys are masked from rules 2-4, and base64 that decodes to text is
+data. Placeholders (`<your-token>`, `xxxx`, `${TOKEN}`, `changeme`, `ghp_xxxx...`) are
+not secrets either. Hex digests and UUIDs never mix case, so rule 4 leaves them alone;
+a hex value counts only as an assigned literal or right after a credential word.
+
+A finding carries its kind and span, and an excerpt that never shows the secret: the
+vendor prefix (`ghp_…`), the name or word before the value (`DB_PASS=…`), or its length.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -23,121 +40,412 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Finding:
     kind: str
-    """What it looks like, for the message: `GitHub token`, `private key`, ..."""
+    """What it looks like, for the message: `GitHub token`, `password or secret assignment`."""
     line: int
     """1-based line of the text where it starts."""
     excerpt: str
-    """A few leading characters and `…`: enough to find it, never the secret itself."""
+    """What locates it without showing it: the vendor prefix (`ghp_…`), the name before the
+    value (`DB_PASS=…`, `password …`), a PEM BEGIN line, or the length (`40 characters`)."""
     start: int = 0
     """Character offset of the secret's value in the text."""
     end: int = 0
     """Character offset just past it."""
 
 
-# (kind, pattern). The whole match, or group `v` when present, is the secret.
-PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(rx))
-    for kind, rx in (
+ASSIGNMENT = "password or secret assignment"
+NEAR_WORD = "secret next to a credential word"
+HIGH_ENTROPY = "high-entropy token"
+
+_NB = r"(?![A-Za-z0-9_\-])"  # the token ends here
+
+# (kind, hints, pattern), most specific first. A pattern runs only on a text that holds one
+# of its hints (a hint in lower case is looked for in the lower-cased text): a substring
+# search costs far less than a regex scan. A leading `\b` is checked by hand (it would
+# keep the regex engine from searching for the literal prefix). The
+# whole match, or group `v` when present, is the secret; the text before `v` (or the first
+# four characters) is the excerpt.
+PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = tuple(
+    (kind, hints, re.compile(rx.removeprefix(r"\b")), rx.startswith(r"\b"))
+    for kind, hints, rx in (
         (
             "private key",
+            ("PRIVATE KEY",),
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
         ),
-        ("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        ("age secret key", ("AGE-SECRET-KEY-1",), r"\bAGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}\b"),
+        (
+            "AWS access key id",
+            ("AKIA", "ASIA", "ABIA", "ACCA"),
+            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        ),
         (
             "AWS secret access key",
-            r"(?i)aws_?secret_?(?:access_?)?key\s*[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+            ("secret",),
+            r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ),
-        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
-        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
-        ("GCP service-account key", r"\"private_key_id\"\s*:\s*\"(?P<v>[0-9a-f]{40})\""),
-        ("Azure storage key", r"(?i)AccountKey=(?P<v>[A-Za-z0-9+/]{40,}={0,2})"),
-        ("Azure SAS signature", r"(?i)[?&]sig=(?P<v>[A-Za-z0-9%+/]{30,}={0,2})"),
+        ("Google API key", ("AIza",), r"\bAIza[0-9A-Za-z_\-]{35}" + _NB),
+        ("Google OAuth token", ("ya29.",), r"\bya29\.[0-9A-Za-z_\-]{20,}"),
+        ("Google OAuth client secret", ("GOCSPX-",), r"\bGOCSPX-[0-9A-Za-z_\-]{28}" + _NB),
+        ("Azure storage key", ("accountkey=",), r"(?i)AccountKey=(?P<v>[A-Za-z0-9+/]{40,}={0,2})"),
+        ("Azure SAS signature", ("sig=",), r"(?i)[?&]sig=(?P<v>[A-Za-z0-9%+/]{30,}={0,2})"),
         (
             "Azure client secret",
+            ("q~",),
             r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
         ),
-        ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-        ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|agent)-[A-Za-z0-9_\-]{20,}"),
-        ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        (
+            "GitHub token",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})",
+        ),
+        (
+            "GitLab token",
+            (
+                "glpat-",
+                "gldt-",
+                "glrt-",
+                "glptt-",
+                "glft-",
+                "glcbt-",
+                "gloas-",
+                "glimt-",
+                "glagent-",
+            ),
+            r"\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|agent)-[A-Za-z0-9_\-]{20,}",
+        ),
+        (
+            "Grafana token",
+            ("glsa_", "glc_"),
+            r"\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|glc_[A-Za-z0-9+/]{32,}={0,2})",
+        ),
+        (
+            "Slack token",
+            ("xox", "xapp-"),
+            r"\b(?:xox[abposer]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}",
+        ),
         (
             "Slack webhook",
-            r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}",
+            ("hooks.slack.com",),
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}",
         ),
-        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
-        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+        (
+            "Discord webhook",
+            ("/api/webhooks/",),
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{40,}",
+        ),
+        (
+            "Stripe key",
+            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
+            r"\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
+        ),
+        ("Anthropic API key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
         (
             "OpenAI API key",
-            r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|\bsk-(?!ant-)[A-Za-z0-9]{40,}\b",
+            ("sk-",),
+            r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|(?!ant-)[A-Za-z0-9]{40,}\b)",
         ),
-        ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("PyPI token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+        ("npm token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("PyPI token", ("pypi-age",), r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+        ("SendGrid API key", ("SG.",), r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _NB),
+        ("Twilio API key", ("SK",), r"\bSK[0-9a-fA-F]{32}\b"),
+        ("Mailgun API key", ("key-",), r"\bkey-[0-9a-f]{32}\b"),
+        ("DigitalOcean token", ("_v1_",), r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+        (
+            "Shopify token",
+            ("shpat_", "shpca_", "shppa_", "shpss_"),
+            r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        ),
+        (
+            "Hugging Face token",
+            ("hf_",),
+            r"\bhf_(?=[A-Za-z]*[A-Z])(?=[A-Za-z]*[a-z])[A-Za-z]{34}\b",
+        ),
+        ("Databricks token", ("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+        ("Vault token", ("hvs.", "hvb.", "hvr."), r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+        ("Postman API key", ("PMAK-",), r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+        ("Supabase token", ("sbp_",), r"\bsbp_[a-f0-9]{40}\b"),
+        ("Linear API key", ("lin_api_",), r"\blin_api_[A-Za-z0-9]{40}\b"),
+        ("Groq API key", ("gsk_",), r"\bgsk_[A-Za-z0-9]{52}\b"),
+        ("Replicate API token", ("r8_",), r"\br8_[A-Za-z0-9]{37}\b"),
+        ("Doppler token", ("dp.",), r"\bdp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_\-]{40,}"),
+        ("Figma token", ("figd_",), r"\bfigd_[A-Za-z0-9_\-]{40}" + _NB),
+        ("Heroku API key", ("HRKU-",), r"\bHRKU-[A-Za-z0-9_\-]{60}" + _NB),
+        ("Sentry token", ("sntry",), r"\bsntry[su]_[A-Za-z0-9+/=_\-]{40,}"),
+        ("Square token", ("sq0",), r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
+        ("Telegram bot token", (":AA",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _NB),
         (
             "JSON web token",
+            ("eyj",),
             r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         ),
         (
+            "basic auth credentials",
+            ("basic",),
+            r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
+        ),
+        (
             "bearer token",
+            ("bearer",),
             r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9\-._~+/]*[0-9][A-Za-z0-9\-._~+/]*={0,2})",
         ),
         (
             "credentials in a URL",
-            r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<v>[^\s@/]{6,})@[A-Za-z0-9.-]+",
+            ("://",),
+            r"\b[a-z][a-z0-9+.\-]*://(?P<u>[^\s:/@]*):(?P<v>[^\s@/]+)@[A-Za-z0-9.\-]+",
         ),
     )
 )
 
-_ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?P<key>[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|token))"
-    r"[\"']?\s*(?::=|=>|[:=])\s*"
-    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+))"
+# Public material: masked from the heuristics (rules 2-4), never from the vendor table.
+# Matched on the lower-cased text, like the credential words below.
+_PUBLIC: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (hints, re.compile(rx))
+    for hints, rx in (
+        (
+            ("-----begin",),
+            r"-----begin (?![a-z0-9 ]*private)(?P<label>[a-z0-9 ]+)-----[\s\S]*?(?:-----end (?P=label)-----|\Z)",
+        ),
+        (
+            ("ssh-", "ecdsa-"),
+            r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+aaaa[a-z0-9+/]+={0,3}",
+        ),
+        (
+            ("sha1", "sha2", "sha3", "sha5", "md5", "h1:", "h1-"),
+            r"(?:sha(?:1|224|256|384|512)|md5|h1)[:\-][a-z0-9+/_\-]{16,}={0,2}",
+        ),
+        (("data:",), r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w.=\-]+)*;base64,[a-z0-9+/]+={0,2}"),
+        (("pk_",), r"pk_(?:live|test)_[a-z0-9]+"),
+    )
 )
 
+# `NAME=value`, `NAME: value`, `"name": "value"`, `name := value`, `name => value`, matched
+# from a credential word inside NAME (its start is found by walking back; the word parts are
+# checked by `_credential_name`). `key:value` with no space is a namespaced name
+# (`arn:...:secret:prod/db`), not an assignment.
+_ASSIGNMENT = re.compile(
+    r"(?:pass|pw|secret|token|key|cred|auth)[\w.\-]*"
+    r"(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+))"
+)
+_ASSIGNMENT_STEMS = ("pass", "pw", "secret", "token", "key", "cred", "auth")
+_NAME_END = re.compile(r"[\w.\-]*")
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_CREDENTIAL_PARTS = frozenset(
+    {
+        "pass",
+        "passwd",
+        "password",
+        "pwd",
+        "pw",
+        "passphrase",
+        "secret",
+        "token",
+        "apikey",
+        "credential",
+        "credentials",
+        "creds",
+        "auth",
+        "authtoken",
+    }
+)
+_KEY_QUALIFIERS = frozenset(
+    {"api", "access", "secret", "private", "signing", "encryption", "master", "license", "app"}
+)
+# A name ending in one of these holds something about the secret, not the secret.
+_NOT_A_VALUE = frozenset(
+    {
+        "url",
+        "uri",
+        "endpoint",
+        "host",
+        "file",
+        "path",
+        "dir",
+        "name",
+        "type",
+        "length",
+        "len",
+        "min",
+        "max",
+        "size",
+        "count",
+        "env",
+        "var",
+        "field",
+        "header",
+        "policy",
+        "ttl",
+        "expiry",
+        "expires",
+        "expiration",
+        "timeout",
+        "id",
+        "ids",
+        "hash",
+        "digest",
+        "prompt",
+        "label",
+        "hint",
+        "format",
+        "mode",
+        "enabled",
+        "required",
+        "store",
+        "manager",
+        "provider",
+        "service",
+        "method",
+        "kind",
+        "scope",
+        "scopes",
+        "validators",
+        "reset",
+        "limit",
+        "version",
+        "ref",
+        "source",
+        "location",
+        "regex",
+        "pattern",
+        "flag",
+        "input",
+        "placeholder",
+        "lifetime",
+        "backend",
+        "class",
+    }
+)
+
+# A credential word in prose, or an AWS key id (its secret key often follows); on the
+# lower-cased text, the word's start checked in `find`.
+_WORD = re.compile(
+    r"(?:(?P<pw>pass(?:word|wd|phrase)?|pwd)|secret|token|api[ _\-]?key|access[ _\-]?key"
+    r"|private[ _\-]?key|credentials?|auth|(?:akia|asia)[0-9a-z]{16})\b"
+)
+_WORD_STEMS = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "api",
+    "access",
+    "private",
+    "credential",
+    "auth",
+    "akia",
+    "asia",
+)
+# (a value does not end with a full stop: `password.` ends a sentence)
+_WORD_VALUE = re.compile(r"(?<![\w+/.~\-])[\w+/.~\-&!@#%^*]{5,}[\w+/~\-&!@#%^*]={0,2}")
+_CONNECTOR = re.compile(r"(?i)[\s\"'`]*(?:(?:is|was|[:=])[\s\"'`]*)?")
+_WINDOW = 48
+
+_PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-=]{32,}")
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\{\{.*\}\}|\*+|x+|\.+|-+|"
-    r"none|null|nil|true|false|undefined|redacted|\[redacted[^\]]*\]|changeme|example|"
-    r"your[_-].*|my[_-].*|xxx.*|\.\.\.|…)$"
+    r"(?i)^(?:<[^>]*>|\$.*|%[A-Za-z_]+%|\{.*\}|\*+|x+|\.+|-+|"
+    r"none|null|nil|true|false|undefined|redacted|\[redacted[^\]]*\]|changeme|change[_-]me|"
+    r"replace[_-]?me|example|sample|dummy|test|testing|placeholder|todo|tbd|secret|password|"
+    r"passwd|pass|token|string|str|int|bool|boolean|number|required|optional|hidden|masked|"
+    r"default|empty|your[_-].*|my[_-].*|xxx.*|.*_here|.*\.\.\.|.*…)$"
 )
-_MIN_BEARER = 20
 
 
 def find(text: str) -> list[Finding]:
     """Every secret-shaped string in `text`, in order, without overlaps."""
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
+    low = text.translate(_ASCII_LOWER)  # same length and offsets as `text`
 
-    def add(kind: str, start: int, end: int) -> None:
+    def add(kind: str, start: int, end: int, excerpt: str) -> None:
         if any(start < e and s < end for s, e in taken):
             return
         taken.append((start, end))
         line = text.count("\n", 0, start) + 1
-        found.append(Finding(kind, line, _excerpt(text[start:end]), start, end))
+        found.append(Finding(kind, line, excerpt, start, end))
 
-    for kind, rx in PATTERNS:
+    for kind, hints, rx, word_start in PATTERNS:
+        if not _holds(text, low, hints):
+            continue
         for m in rx.finditer(text):
+            if word_start and m.start() and _in_word(text, m.start()):
+                continue
             start, end = m.span("v") if "v" in rx.groupindex else m.span()
-            if start < 0:
-                continue
-            if kind == "bearer token" and (end - start < _MIN_BEARER or _looks_plain(m.group("v"))):
-                continue
-            add(kind, start, end)
+            if not _vendor_placeholder(kind, m):
+                add(kind, start, end, _excerpt(text, m.start(), start, end))
 
-    for m in _ASSIGNMENT.finditer(text):
-        for group in ("dq", "sq", "bare"):
-            if m.group(group) is not None:
-                start, end = m.span(group)
+    for hints, rx in _PUBLIC:
+        if _holds(text, low, hints):
+            taken.extend(m.span() for m in rx.finditer(low))
+
+    for i in _occurrences(low, _ASSIGNMENT_STEMS):
+        m = _ASSIGNMENT.match(low, i)
+        if m is None:
+            continue
+        key_start = m.start()
+        while key_start and (low[key_start - 1].isalnum() or low[key_start - 1] in "_.-"):
+            key_start -= 1
+        if key_start and low[key_start - 1] == "$":
+            continue  # `$password = ...` in shell or PHP reads a variable
+        key = text[key_start : _NAME_END.match(low, m.start()).end()]
+        group = m.lastgroup or "bare"  # the value's group: dq, sq or bare
+        start, end = m.span(group)
+        if group == "bare":
+            while end > start and text[end - 1] in ".:":
+                end -= 1  # the end of a sentence: `Password: hunter2.`
+        if _credential_name(key) and _is_secret_value(text[start:end], quoted=group != "bare"):
+            add(ASSIGNMENT, start, end, key + "=…")
+
+    for i in _occurrences(low, _WORD_STEMS):
+        m = _WORD.match(low, i)
+        if m is None:
+            continue
+        if m.start() and (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_"):
+            continue  # inside a word: `has_secure_password`, `ParseToken`
+        eol = low.find("\n", m.end())
+        for v in _WORD_VALUE.finditer(text, m.end(), len(text) if eol < 0 else eol):
+            if v.start() > m.end() + _WINDOW:
                 break
-        value = text[start:end]
-        if _is_secret_value(value, quoted=group != "bare"):
-            add("password or secret assignment", start, end)
+            value, gap = v.group(), text[m.end() : v.start()]
+            if _near_word_secret(value, gap, password=m.group("pw") is not None):
+                add(
+                    _near_word_kind(low, m, v), v.start(), v.end(), text[m.start() : m.end()] + " …"
+                )
+                break
 
     for m in _TOKEN.finditer(text):
         token = m.group().strip("=")
-        if _high_entropy(token):
-            add("high-entropy token", m.start(), m.start() + len(token))
+        if _high_entropy(token) and not _decodes_to_text(m.group()):
+            add(HIGH_ENTROPY, m.start(), m.start() + len(token), f"{len(token)} characters")
 
     found.sort(key=lambda f: f.start)
     return found
+
+
+def _holds(text: str, low: str, hints: tuple[str, ...]) -> bool:
+    for hint in hints:  # noqa: SIM110 (a loop: `any` over a generator costs more, per pattern)
+        if hint in (low if hint.islower() else text):
+            return True
+    return False
+
+
+def _occurrences(low: str, stems: tuple[str, ...]) -> list[int]:
+    """Where the stems start, in order: `str.find` per stem outruns a regex alternation."""
+    found = []
+    for stem in stems:
+        i = low.find(stem)
+        while i >= 0:
+            found.append(i)
+            i = low.find(stem, i + 1)
+    found.sort()
+    return found
+
+
+def _in_word(text: str, i: int) -> bool:
+    """Whether `text[i]` continues a word (`\\b` does not hold before it)."""
+    c = text[i - 1]
+    return c.isalnum() or c == "_"
 
 
 def redact(text: str) -> str:
@@ -165,32 +473,101 @@ def describe(content: str, desc: str | None = None) -> str | None:
     return f"{article} {first.kind} ({first.excerpt}) in {where}{more}"
 
 
-def _excerpt(secret: str) -> str:
-    first_line = secret.split("\n", 1)[0]
-    if first_line.startswith("-----BEGIN"):
-        return first_line
-    return first_line[:4] + "…"
+def _excerpt(text: str, match_start: int, start: int, end: int) -> str:
+    """The name or prefix before the value (`Bearer …`, `postgres://app:…`), or the token's
+    first four characters (its vendor prefix); a PEM block shows its BEGIN line."""
+    if start > match_start:
+        return text[match_start:start][-32:].lstrip() + "…"
+    pem = _PEM_BEGIN.match(text, start)
+    return pem.group() if pem else text[start : start + 4] + "…"
 
 
-def _looks_plain(value: str) -> bool:
-    """`Bearer` followed by ordinary words or a short number is prose, not a token."""
-    return value.isdigit() or not re.search(r"[A-Za-z]", value)
+def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
+    """`ghp_xxxx…`, `AKIAXXXX…`, a URL's `user:password@`: documentation, not a secret."""
+    if kind == "credentials in a URL":
+        user, password = m.group("u"), m.group("v")
+        return password == user or bool(_PLACEHOLDER.match(password))
+    if kind == "bearer token":
+        value = m.group("v")
+        return len(value) < 20 or not re.search(r"[A-Za-z]", value)
+    tail = m.group()[-16:]
+    return len(set(tail)) <= 3
+
+
+def _credential_name(key: str) -> bool:
+    parts = [p.lower() for p in _NAME_PART.findall(key)]
+    if not parts or parts[-1] in _NOT_A_VALUE:
+        return False
+    if any(p in _CREDENTIAL_PARTS for p in parts):
+        return True
+    return any(a in _KEY_QUALIFIERS and b == "key" for a, b in zip(parts, parts[1:], strict=False))
 
 
 def _is_secret_value(value: str, *, quoted: bool) -> bool:
     v = value.strip()
-    if len(v) < (4 if quoted else 8) or _PLACEHOLDER.match(v):
+    if len(v) < 6 and not (len(v) >= 4 and re.search(r"\d", v) and re.search(r"[^\d]", v)):
         return False
-    if not quoted:
-        # Code and prose: `password=get_password()`, `token: self.token`, `secret=os.environ[...]`,
-        # `api_key=API_KEY`: identifiers and dotted names are references, not values.
-        if re.fullmatch(r"[A-Za-z_]+", v):
-            return False
-        if v.startswith(("$", "%", "{", "<", "(", "[")) or "(" in v or "[" in v:
-            return False
-        if re.match(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]", v):
-            return False  # attribute access: `config.secret`, `os.environ`
+    if _PLACEHOLDER.match(v) or len(set(v)) <= 3 or v.isdigit() or "[REDACTED:" in v:
+        return False
+    if quoted:
+        return not re.fullmatch(r"[A-Za-z]+(?:[ ,.'-]+[A-Za-z]+)+[.!?]?", v)  # words: prose
+    # Bare values in code and prose: `password=get_password()`, `token: self.token`,
+    # `secret = os.environ[...]`, `api_key=API_KEY`, `PWD=/home/me`: references, not values.
+    if v.startswith(("%", "{", "<", "(", "[", "@", "/", "./", "../", "~/", "http://", "https://")):
+        return False
+    if "(" in v or "[" in v or re.match(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]", v):
+        return False
+    if re.fullmatch(r"[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+", v):
+        return False  # a path: `secret/data/app`
+    if re.fullmatch(r"[A-Za-z_\-]+", v):
+        return _random_looking(v)  # an identifier, unless it is random letters
     return True
+
+
+def _near_word_secret(value: str, gap: str, *, password: bool) -> bool:
+    """A value right after a credential word: `password hunter2!`, `the API key is <token>`."""
+    tight = _CONNECTOR.fullmatch(gap) is not None
+    if _PLACEHOLDER.match(value) or len(set(value)) <= 3:
+        return False
+    if password and tight:
+        return (
+            re.search(r"[A-Za-z]", value) is not None
+            and re.search(r"[^A-Za-z]", value) is not None
+            and _is_secret_value(value, quoted=False)
+        )
+    if len(value) < 16:
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]+", value):
+        return tight and len(value) >= 32  # a hex digest after "token" is a commit, unless assigned
+    return _random_looking(value)
+
+
+def _near_word_kind(low: str, word: re.Match[str], value: re.Match[str]) -> str:
+    """An AWS secret key is 40 base64 characters after an AWS key id or near "AWS"."""
+    if re.fullmatch(r"[A-Za-z0-9/+]{40}", value.group()) and (
+        word.group()[:4] in ("akia", "asia")
+        or "aws" in low[max(0, word.start() - 60) : value.start()]
+    ):
+        return "AWS secret access key"
+    return NEAR_WORD
+
+
+def _random_looking(token: str) -> bool:
+    """Mixed classes that switch often, as random strings do; names and paths switch rarely."""
+    t = token.strip("=")
+    mixed_case = re.search(r"[a-z]", t) and re.search(r"[A-Z]", t)
+    if len(t) < 16 or not (mixed_case or re.search(r"[0-9]", t)):
+        return False
+    if t.count("/") >= 2 and all(re.fullmatch(r"[a-z0-9._\-]*", p) for p in t.split("/")):
+        return False  # a path
+    words = sum(len(w) for w in re.findall(r"[A-Z]?[a-z]{4,}", t))
+    if words * 2 > len(t):
+        return False
+    classes = [
+        "d" if c.isdigit() else "u" if c.isupper() else "l" if c.islower() else "s" for c in t
+    ]
+    switches = sum(a != b for a, b in zip(classes, classes[1:], strict=False)) / (len(t) - 1)
+    return switches >= 0.3 and _entropy(t) >= min(4.0, math.log2(len(t)) - 1.0)
 
 
 def _high_entropy(token: str) -> bool:
@@ -211,6 +588,20 @@ def _high_entropy(token: str) -> bool:
         return False  # mostly dictionary-like runs: CamelCase names, glued prose
     # About the 2nd percentile of random base62/base64 strings of that length.
     return _entropy(token) >= min(4.9, math.log2(len(token)) - 0.85)
+
+
+def _decodes_to_text(token: str) -> bool:
+    """Base64 of text (a JSON fixture, `hello world`) is data, whatever its entropy."""
+    raw = token.replace("-", "+").replace("_", "/")
+    try:
+        data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return sum(c.isprintable() or c in "\n\t" for c in decoded) >= 0.95 * len(decoded)
 
 
 def _entropy(s: str) -> float:
