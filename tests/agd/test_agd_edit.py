@@ -147,3 +147,76 @@ def test_op_json_round_trip_and_errors():
         edit.parse_op('{"op":"set_attr","id":"x","key":"k","value":1.5}')
     with pytest.raises(InvalidAst):
         edit.parse_op("{not json")
+
+
+# -- `agd edit -i` shares the store's lock ------------------------------------------------
+
+SAVER = """
+import sys
+sys.path.insert(0, {src!r})
+from agd_memory import store
+from agd_memory.settings import Settings
+mf = store.MemoryFile({path!r}, settings=Settings.load({{"CLAUDE_PLUGIN_DATA": {data!r}}}))
+for n in range({count}):
+    mf.save("x-project", f"w{worker}-n{{n}}", f"save {{n}} of worker {worker}")
+    print(f"w{worker}-n{{n}}", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_agd_edit_in_place_loses_no_concurrent_save_and_writes_through_the_link(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    real = tmp_path / "dotfiles" / "memory.agd"
+    real.parent.mkdir()
+    real.write_text(
+        "@meta format=agd version=1 [#meta]\n\n@h2 Project [#h-project]\n\n"
+        "@x-project [#target]\n~~~\nedited by agd\n~~~\n",
+        encoding="utf-8",
+    )
+    link = tmp_path / "memory.agd"
+    link.symlink_to(real)
+    savers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                SAVER.format(
+                    src=str(repo / "src"),
+                    path=str(real),
+                    data=str(tmp_path / "d"),
+                    worker=w,
+                    count=30,
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(2)
+    ]
+    edits_done = []
+    for n in range(12):  # through the link, while the savers run
+        op = json.dumps({"op": "set_attr", "id": "target", "key": f"e{n}", "value": "yes"})
+        r = subprocess.run(
+            [sys.executable, str(repo / "bin" / "agd"), "edit", str(link), "--op", op, "-i"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, r.stderr
+        edits_done.append(f"e{n}")
+    acknowledged = []
+    for proc in savers:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        acknowledged += out.split()
+    assert link.is_symlink(), "agd edit -i replaced the link with a copy"
+    doc = agd.parse(real.read_text(encoding="utf-8"))
+    present = {b.id for b in doc.blocks}
+    assert [i for i in acknowledged if i not in present] == [], "acknowledged saves were lost"
+    assert len(acknowledged) == 60
+    target = doc.find("target")
+    assert target is not None and all(target.attrs.get(k) == "yes" for k in edits_done)

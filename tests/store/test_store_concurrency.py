@@ -92,7 +92,7 @@ WRITER = textwrap.dedent(
     settings = Settings.load({{"CLAUDE_PLUGIN_DATA": {data!r}, "AGD_MEMORY_TODAY": "2026-03-14"}})
     mf = store.MemoryFile({path!r}, settings=settings)
     round_ = {round!r}
-    for n in range(10_000):
+    for n in range(200):  # bounded: the test kills it long before, on any machine
         block_id = f"r{{round_}}-n{{n}}"
         mf.save("x-project", block_id, f"round {{round_}} save {{n}}\\n" * (1 + n % 7),
                 desc=f"save {{n}}")
@@ -134,4 +134,13 @@ def test_sigkill_at_random_moments_never_tears_the_file(tmp_path: Path):
 
         mf = store.MemoryFile(path, settings=Settings.load({"CLAUDE_PLUGIN_DATA": str(data)}))
         assert {e.id for e in mf.entries()} == present
-    assert len(acknowledged) >= 100, f"only {len(acknowledged)} saves in {total_rounds} rounds"
+    # Correctness, not speed: every round acknowledged at least its first save, and none
+    # was lost. The full copies a killed writer left beside the file are ours and stale
+    # once old: the next write removes them, and nothing else.
+    leftovers = sorted(path.parent.glob(".memory.agd.*.tmp"))
+    old = time.time() - 3600
+    for tmp in leftovers:
+        os.utime(tmp, (old, old))
+    mf.save("x-project", "after-the-kills", "one more save")
+    assert sorted(path.parent.glob(".memory.agd.*.tmp")) == []
+    assert len(acknowledged) >= total_rounds
