@@ -14,7 +14,8 @@ id records the body it replaced); every id saved and never deleted or renamed is
 
 Merge time: `agd.merge3.merge` on base/ours/theirs texts of N entries, ours and theirs
 each editing 1% of the entries, adding 10 and deleting 5, with 5 entries edited on both
-sides; median wall time of 5 runs (parse of the three versions, merge, serialise), and
+sides; median wall and CPU time of 5 runs (parse of the three versions, merge, serialise;
+CPU time is the figure to compare on a shared machine), and
 one run of the whole driver process (`bin/agd-memory merge-driver`).
 """
 
@@ -253,11 +254,12 @@ def versions(n: int, seed: int = 7) -> tuple[str, str, str]:
 
 def merge_time(n: int, runs: int = 5) -> dict[str, float]:
     base, ours, theirs = versions(n)
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         merge(base, ours, theirs)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
@@ -275,6 +277,7 @@ def merge_time(n: int, runs: int = 5) -> dict[str, float]:
         "blocks": n,
         "kb": round(len(ours.encode()) / 1024),
         "merge_s": statistics.median(times),
+        "merge_cpu_s": statistics.median(cpu),
         "driver_process_s": process,
     }
 
@@ -290,8 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     for n in [int(s) for s in args.sizes.split(",") if s]:
         t = merge_time(n)
         print(
-            f"merge of {t['blocks']:>6} blocks ({t['kb']} KB): {t['merge_s'] * 1000:7.1f} ms in process, "
-            f"{t['driver_process_s'] * 1000:7.1f} ms as the driver process"
+            f"merge of {t['blocks']:>6} blocks ({t['kb']} KB): {t['merge_s'] * 1000:7.1f} ms in process "
+            f"(CPU {t['merge_cpu_s'] * 1000:.1f} ms), {t['driver_process_s'] * 1000:7.1f} ms as the "
+            "driver process"
         )
     if args.skip_simulation:
         return 0

@@ -31,6 +31,7 @@ def test_save_get_toc_search_rename_delete_on_the_team_layer(tmp_path, git_env):
     )
     assert saved["layer"] == "team" and saved["path"] == str(team_file)
     assert "#deploy" in c.cli("toc", "--scope", "team").stdout
+    assert json.loads(c.cli("where", "--json").stdout)["team"]["path"] == str(team_file)
     listed = json.loads(c.cli("toc", "--json").stdout)
     assert [(e["id"], e["layer"]) for e in listed] == [("deploy", "team")]
     assert (

@@ -254,7 +254,9 @@ def where(argv: list[str]) -> int:
     args = p.parse_args(argv)
     settings, layers = _layers(args)
     report = {}
-    for layer in (layers.project, layers.global_):
+    for layer in (layers.team, layers.project, layers.global_):
+        if layer is None:  # no team layer outside a git repository
+            continue
         report[layer.name] = {
             "path": str(layer.path),
             "exists": layer.path.is_file(),
@@ -264,7 +266,7 @@ def where(argv: list[str]) -> int:
     if args.json:
         emit_json(report)
         return 0
-    for name in ("project", "global"):
+    for name in [n for n in ("team", "project", "global") if n in report]:
         info = report[name]
         state = "exists" if info["exists"] else "not created yet"
         print(f"{name}: {info['path']} ({state})")
