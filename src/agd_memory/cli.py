@@ -44,6 +44,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
     "team": ("agd_memory.commands.team:team", "share memory through git: team init, team resolve"),
     "merge-driver": ("agd_memory.commands.team:merge_driver", "git's merge driver for the team file"),
+    "import": ("agd_memory.commands.import_memory:import_memory", "import Claude Code's auto memory"),
+    "setup": ("agd_memory.commands.setup:setup", "switch Claude Code's auto memory off (one memory)"),
 }
 
 

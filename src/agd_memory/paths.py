@@ -7,6 +7,10 @@ exactly one here.
 Project layer, first match wins:
 
 1. `AGD_MEMORY_FILE`.
+1a. Where Claude Code keeps the project's auto memory when told: the `autoMemoryDirectory`
+   setting (managed policy, then the project's `.claude/settings.local.json`, then the
+   user's `settings.json`; Claude Code ignores it in the shared `.claude/settings.json`),
+   else `CLAUDE_CODE_PROJECT_DIR_NAME` as the project folder's name.
 2. An existing `memory/memory.agd` in a project folder named after the working
    folder, trying Claude Code's own naming (every character outside `A-Za-z0-9`
    becomes `-`) and then the earlier plugin's naming (only `/` replaced), for the
@@ -111,8 +115,31 @@ def home(settings: Settings) -> Path:
         raise MemoryFileError("cannot find the home folder; set HOME or AGD_MEMORY_HOME") from None
 
 
+def claude_dir(settings: Settings) -> Path:
+    """Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `.claude` in `home`."""
+    given = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(given).expanduser() if given else home(settings) / ".claude"
+
+
 def projects_dir(settings: Settings) -> Path:
-    return home(settings) / ".claude" / "projects"
+    return claude_dir(settings) / "projects"
+
+
+def managed_settings() -> Path:
+    """Claude Code's managed policy settings file on this system."""
+    import sys
+
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/ClaudeCode/managed-settings.json")
+    if os.name == "nt":  # pragma: no cover - Windows
+        return Path(r"C:\Program Files\ClaudeCode\managed-settings.json")
+    return Path("/etc/claude-code/managed-settings.json")
+
+
+def auto_memory_folder(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> Path:
+    """The folder where Claude Code keeps the auto memory of the project at `cwd` (the folder
+    that holds the project layer unless `AGD_MEMORY_FILE` points elsewhere)."""
+    return _project_layer(settings, cwd, own_file=False).path.parent
 
 
 def index_file(settings: Settings) -> Path:
@@ -182,13 +209,21 @@ def list_project_files(settings: Settings) -> list[Path]:
 # -- the project layer ---------------------------------------------------------------
 
 
-def _project_layer(settings: Settings, cwd: str | os.PathLike[str] | None) -> Layer:
-    if settings.memory_file:
+def _project_layer(
+    settings: Settings, cwd: str | os.PathLike[str] | None, *, own_file: bool = True
+) -> Layer:
+    if settings.memory_file and own_file:
         return Layer("project", Path(settings.memory_file).expanduser(), "AGD_MEMORY_FILE")
     folder, source = _working_folder(settings, cwd)
     logical = os.path.abspath(folder)
     real = os.path.realpath(logical)
     projects = projects_dir(settings)
+    configured = _configured_folder(settings, Path(logical), projects)
+    if configured is not None:
+        where, why = configured
+        return Layer(
+            "project", where / MEMORY_FILE_IN_FOLDER.name, f"{why}, for {source} {logical}"
+        )
 
     spellings = [(real, "")]
     if logical != real:
@@ -239,6 +274,32 @@ def _project_layer(settings: Settings, cwd: str | os.PathLike[str] | None) -> La
         projects / _folder_name(projects, real) / MEMORY_FILE_IN_FOLDER,
         f"new memory for {source} {real}, Claude Code's folder naming",
     )
+
+
+def _configured_folder(
+    settings: Settings, project: Path, projects: Path
+) -> tuple[Path, str] | None:
+    """Claude Code's auto-memory folder when a setting or `CLAUDE_CODE_PROJECT_DIR_NAME` names
+    it, with why; None when neither does."""
+    for scope, path in (
+        ("managed", managed_settings()),
+        ("local", project / ".claude" / "settings.local.json"),
+        ("user", claude_dir(settings) / "settings.json"),
+    ):
+        value = (read_json_object(path, _SETTINGS_LOG) or {}).get("autoMemoryDirectory")
+        if not isinstance(value, str) or not value.strip():
+            continue
+        value = value.strip()
+        if value.startswith("~/") or os.path.isabs(value):
+            return Path(value).expanduser(), f"autoMemoryDirectory in {path} ({scope} settings)"
+        debuglog.log(f"paths: ignoring autoMemoryDirectory {value!r} in {path}: not absolute or ~/")
+    name = os.environ.get("CLAUDE_CODE_PROJECT_DIR_NAME", "").strip()
+    if name and "/" not in name and name not in (".", ".."):
+        return projects / name / "memory", "CLAUDE_CODE_PROJECT_DIR_NAME"
+    return None
+
+
+_SETTINGS_LOG = "paths: Claude Code settings"
 
 
 def _working_folder(settings: Settings, cwd: str | os.PathLike[str] | None) -> tuple[str, str]:

@@ -32,6 +32,11 @@ from pathlib import Path
 from agd.errors import UnreadableFile
 from agd.files import read_text
 from agd.lines import is_identifier
+from agd.model import FENCED, Block, Document
+from agd.refs import format_ids
+
+from ..store.memoryfile import MemoryFile
+from ..store.memoryfile import _insert_in_section as insert_in_section  # the save path's rule
 
 INDEX = "MEMORY.md"
 MAX_FACT_BYTES = 256 * 1024
@@ -96,6 +101,8 @@ def read_folder(folder: Path) -> AutoMemory:
             problems.append(f"{path.name}: skipped: {err.reason}")
             continue
         fact = _fact(path.name, text, hooks.get(path.name, ""), problems)
+        if fact is not None and fact.created is None:  # no `modified`: the file's own time
+            fact.created = fact.updated = _mtime_date(path)
         if fact is not None:
             facts.append(fact)
     _assign_ids(facts)
@@ -237,6 +244,16 @@ def _assign_ids(facts: list[Fact]) -> None:
         )
 
 
+def _mtime_date(path: Path) -> str | None:
+    import datetime
+
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
 def _date(value: str) -> str | None:
     m = _DATE.match(value.strip())
     return m.group(1) if m else None
@@ -315,3 +332,71 @@ def plan_import(facts: Iterable[Fact], existing: Iterable[tuple[str, str]]) -> I
 
 def _norm(text: str) -> str:
     return " ".join(text.split())
+
+
+def checked(fact: Fact, where: str) -> str | None:
+    """Why the store would refuse `fact` as an entry (a secret, a bad id, too long), or None."""
+    from ..errors import UserError
+    from ..store import rules
+
+    try:
+        rules.check_id(fact.id, where)
+        rules.check_kind(fact.kind, where)
+        body = rules.normalize_body(fact.body)
+        desc = rules.normalize_desc(fact.desc)
+        rules.check_text(body, "content", where)
+        rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
+        rules.check_text(desc, "desc", where)
+        rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
+        rules.check_secrets({"id": fact.id, "desc": desc, "content": body}, where)
+    except UserError as exc:
+        return str(exc)
+    return None
+
+
+def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | None]:
+    """Add the facts the memory does not hold yet, in one write through the store's write path
+    (a `.bak` of the old text kept); the plan is made again inside the lock, so a second run,
+    or one racing another writer, adds nothing twice. Returns (the plan applied, the `.bak`)."""
+    from agd.parser import parse
+    from agd.splice import splice
+
+    from ..store import rules
+
+    def change(doc: Document) -> ImportPlan:
+        existing = [(b.id, str(b.value)) for b in doc.blocks if b.id and b.kind.startswith("x-")]
+        plan = plan_import(facts, existing)
+        refused = []
+        for fact in plan.add:
+            why = checked(fact, f"#{fact.id} from {fact.file}")
+            if why:
+                refused.append(fact)
+                plan.conflicts.append((fact, f"not imported: {why}"))
+        plan.add = [f for f in plan.add if f not in refused]
+        known = set(doc.index()) | {f.id for f in plan.add}
+        for fact in reversed(plan.add):  # each goes first in its section: keep folder order
+            attrs: dict[str, object] = {}
+            desc = rules.normalize_desc(fact.desc)
+            if desc:
+                attrs["desc"] = desc
+            today = rules.today(mf.settings)
+            attrs["created"] = fact.created or fact.updated or today
+            attrs["updated"] = fact.updated or attrs["created"]
+            refs = [r for r in fact.refs if r in known]
+            if refs:
+                attrs["refs"] = format_ids(refs)
+            block = Block(fact.kind, FENCED, rules.normalize_body(fact.body), attrs, fact.id)
+            insert_in_section(doc, fact.kind, block)
+        return plan
+
+    def compute(raw: str) -> tuple[str | None, ImportPlan]:
+        source = raw if raw.strip() else rules.SCAFFOLD
+        old = parse(source)
+        doc = Document(list(old.blocks))
+        plan = change(doc)
+        return (splice(source, old, doc) if plan.add else None), plan
+
+    if mf.exists():
+        return mf.rewrite(compute, backup=True)
+    # A new memory: nothing to back up; the store's transaction starts it from its scaffold.
+    return mf._transaction(change, str(mf.path)), None  # noqa: SLF001

@@ -1,0 +1,226 @@
+"""`agd-memory import claude-memory`, `agd-memory setup`, and where Claude Code's auto memory is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agd_memory import paths
+from agd_memory.cli import main
+from agd_memory.settings import Settings
+from agd_memory.store.memoryfile import MemoryFile
+
+TESTING = """---
+metadata:
+  type: feedback
+name: testing-conventions
+modified: 2026-10-12T09:30:00Z
+description: Integration tests hit a real Postgres, never mocks
+---
+The suite runs against the docker Postgres, see [[db-setup]]; mocks hid a bad migration.
+"""
+
+DB = """---
+name: db-setup
+description: How the local database is started
+type: project
+modified: 2026-09-01T08:00:00+02:00
+---
+`make db` starts Postgres 16 on port 5433.
+"""
+
+
+@pytest.fixture
+def project(env, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = env.project("app")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("AGD_DISTILL_DISABLED", "1")
+    return folder
+
+
+def auto_folder(project: Path) -> Path:
+    folder = paths.auto_memory_folder(Settings.load(), str(project))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "testing.md").write_text(TESTING, encoding="utf-8")
+    (folder / "db.md").write_text(DB, encoding="utf-8")
+    (folder / "MEMORY.md").write_text("- [Testing](testing.md) — real Postgres\n", encoding="utf-8")
+    return folder
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.md"))}
+
+
+def test_import_is_a_dry_run_until_apply(project: Path, capsys) -> None:
+    folder = auto_folder(project)
+    assert main(["import", "claude-memory"]) == 0
+    out = capsys.readouterr().out
+    assert "+ x-feedback #testing-conventions" in out and "+ x-project #db-setup" in out
+    assert "dry run: 2 to add" in out
+    assert not (folder / "memory.agd").exists()
+
+
+def test_import_apply_writes_kinds_dates_refs_once_and_keeps_the_originals(
+    project: Path, capsys
+) -> None:
+    folder = auto_folder(project)
+    before = snapshot(folder)
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    assert "imported 2 entries" in capsys.readouterr().out
+    mf = MemoryFile(folder / "memory.agd")
+    entries = {e.id: e for e in mf.entries()}
+    testing = entries["testing-conventions"]
+    assert testing.kind == "x-feedback"
+    assert (testing.created, testing.updated) == ("2026-10-12", "2026-10-12")
+    assert list(testing.refs) == ["db-setup"]
+    assert testing.desc == "Integration tests hit a real Postgres, never mocks"
+    assert entries["db-setup"].body == "`make db` starts Postgres 16 on port 5433."
+    assert snapshot(folder) == before
+
+    text = (folder / "memory.agd").read_bytes()
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    assert "nothing to add" in capsys.readouterr().out
+    assert (folder / "memory.agd").read_bytes() == text
+
+
+def test_import_into_an_existing_memory_keeps_a_backup_and_reports_a_taken_id(
+    project: Path, capsys
+) -> None:
+    folder = auto_folder(project)
+    mf = MemoryFile(folder / "memory.agd")
+    mf.save("x-project", "db-setup", "The database is SQLite in dev.")
+    old = mf.path.read_text(encoding="utf-8")
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "! #db-setup  the memory already has #db-setup with other text" in out
+    assert mf.path.with_name("memory.agd.bak").read_text(encoding="utf-8") == old
+    entries = {e.id: e for e in mf.entries()}
+    assert entries["db-setup"].body == "The database is SQLite in dev."
+    assert "testing-conventions" in entries
+
+
+def test_import_refuses_a_fact_holding_a_secret_and_imports_the_rest(project: Path, capsys) -> None:
+    folder = auto_folder(project)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (folder / "token.md").write_text(f"---\nname: ci-token\n---\nThe CI token is {token}\n")
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "! #ci-token  not imported:" in out
+    text = (folder / "memory.agd").read_text(encoding="utf-8")
+    assert token not in text and "[#testing-conventions]" in text
+
+
+def test_import_of_a_missing_folder_is_one_line(project: Path, capsys) -> None:
+    assert main(["import", "claude-memory", str(project / "nope")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agd-memory: import: no auto-memory folder") and err.count("\n") == 1
+
+
+# -- setup ---------------------------------------------------------------------------
+
+
+def test_setup_user_scope_keeps_other_keys_and_a_backup(project: Path, env, capsys) -> None:
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    original = '{"model": "opus", "enabledPlugins": {"agd-memory@local": true}}\n'
+    settings.write_text(original, encoding="utf-8")
+    assert main(["setup"]) == 0
+    assert "would set autoMemoryEnabled: false in " + str(settings) in capsys.readouterr().out
+    assert settings.read_text(encoding="utf-8") == original
+    assert main(["setup", "--apply"]) == 0
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    assert data == {
+        "model": "opus",
+        "enabledPlugins": {"agd-memory@local": True},
+        "autoMemoryEnabled": False,
+    }
+    assert settings.with_name("settings.json.bak").read_text(encoding="utf-8") == original
+    assert main(["setup"]) == 0
+    assert "already sets autoMemoryEnabled: false" in capsys.readouterr().out
+
+
+def test_setup_honours_claude_config_dir(project: Path, tmp_path: Path, monkeypatch) -> None:
+    config = tmp_path / "other-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    assert main(["setup", "--apply"]) == 0
+    assert json.loads((config / "settings.json").read_text()) == {"autoMemoryEnabled": False}
+
+
+def test_setup_project_scope_writes_the_personal_file_and_says_what_still_wins(
+    project: Path, env, capsys
+) -> None:
+    assert main(["setup", "--scope", "project", "--apply"]) == 0
+    local = project / ".claude" / "settings.local.json"
+    assert json.loads(local.read_text()) == {"autoMemoryEnabled": False}
+    assert not (project / ".claude" / "settings.json").exists()
+    capsys.readouterr()
+    local.write_text('{"autoMemoryEnabled": true}')
+    assert main(["setup", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert f"but {local} (local settings, autoMemoryEnabled: true) wins over it" in out
+
+
+def test_setup_refuses_a_settings_file_that_is_not_json(project: Path, env, capsys) -> None:
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"model": "opus",}', encoding="utf-8")
+    assert main(["setup", "--apply"]) == 1
+    err = capsys.readouterr().err
+    assert "is not JSON" in err and "nothing was changed" in err and err.count("\n") == 1
+    assert settings.read_text(encoding="utf-8") == '{"model": "opus",}'
+    assert not settings.with_name("settings.json.bak").exists()
+
+
+# -- where the project's auto memory is (and so our project layer) --------------------
+
+
+def where(project: Path) -> Path:
+    return paths.resolve(Settings.load(), cwd=str(project)).project.path
+
+
+def test_claude_config_dir_moves_the_projects_folder(
+    project: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    name = paths.claude_folder_name(str(project))
+    assert where(project) == tmp_path / "cfg" / "projects" / name / "memory" / "memory.agd"
+
+
+def test_project_dir_name_names_the_folder(project: Path, env, monkeypatch) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_PROJECT_DIR_NAME", "sandbox-app")
+    expected = env.home / ".claude" / "projects" / "sandbox-app" / "memory" / "memory.agd"
+    assert where(project) == expected
+
+
+def test_auto_memory_directory_from_user_and_local_settings_not_the_shared_file(
+    project: Path, env, tmp_path: Path
+) -> None:
+    claude = project / ".claude"
+    claude.mkdir()
+    (claude / "settings.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(tmp_path / "shared")})
+    )
+    user = env.home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"autoMemoryDirectory": "~/notes/app"}))
+    assert where(project) == env.home / "notes" / "app" / "memory.agd"
+    (claude / "settings.local.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(tmp_path / "mine")})
+    )
+    assert where(project) == tmp_path / "mine" / "memory.agd"
+    assert (
+        "autoMemoryDirectory in " in paths.resolve(Settings.load(), cwd=str(project)).project.reason
+    )
+
+
+def test_managed_auto_memory_directory_wins(project: Path, tmp_path: Path, monkeypatch) -> None:
+    managed = tmp_path / "managed-settings.json"
+    managed.write_text(json.dumps({"autoMemoryDirectory": str(tmp_path / "policy")}))
+    monkeypatch.setattr(paths, "managed_settings", lambda: managed)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(tmp_path / "mine")})
+    )
+    assert where(project) == tmp_path / "policy" / "memory.agd"
