@@ -170,24 +170,45 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def concurrent_round(url: str, n: int) -> list[float]:
-    """Start `n` requests at once; the seconds each took (all must answer 200)."""
+def peak_rss_mb(pid: int) -> float | None:
+    """The process's peak resident memory (Linux `VmHWM`), None elsewhere."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    line = next((x for x in status.splitlines() if x.startswith("VmHWM:")), None)
+    return int(line.split()[1]) / 1024 if line else None
+
+
+def concurrent_round(url: str, n: int) -> tuple[list[float], float]:
+    """Start `n` `/memory.json` requests at once: the seconds each took, and the seconds one
+    `/version.json` (the page's poll) took when sent half a second into the round."""
     times: list[float] = [0.0] * n
-    start = threading.Barrier(n)
+    start = threading.Barrier(n + 1)
+    probe: list[float] = []
+
+    def poll() -> None:
+        start.wait()
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(url + "version.json", timeout=600) as resp:
+            resp.read()
+        probe.append(time.perf_counter() - t0)
 
     def one(i: int) -> None:
         start.wait()
         t0 = time.perf_counter()
-        with urllib.request.urlopen(url, timeout=600) as resp:
+        with urllib.request.urlopen(url + "memory.json", timeout=600) as resp:
             resp.read()
         times[i] = time.perf_counter() - t0
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    threads.append(threading.Thread(target=poll))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return times
+    return times, probe[0]
 
 
 def concurrent(args: argparse.Namespace) -> int:
@@ -195,14 +216,16 @@ def concurrent(args: argparse.Namespace) -> int:
         rounds = []
         for _ in range(1 + args.runs):
             cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
-            times = concurrent_round(url + "memory.json", args.concurrent)
+            times, poll = concurrent_round(url, args.concurrent)
             wall, cpu1 = time.perf_counter() - t0, cpu_seconds(proc.pid)
             cpu = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else float("nan")
-            rounds.append((wall, statistics.median(times), max(times), cpu))
+            rounds.append((wall, statistics.median(times), max(times), cpu, poll))
+        size = fetch(url + "memory.json")[1]
+        rss = peak_rss_mb(proc.pid)
     med = statistics.median
     print(
         f"viewer benchmark: {args.concurrent} concurrent /memory.json, {args.blocks} project "
-        f"blocks + 52 global, viewer of {args.root}"
+        f"blocks + 52 global ({size / 1e6:.1f} MB of JSON), viewer of {args.root}"
     )
     for label, rows in (
         ("first round (cold)", rounds[:1]),
@@ -212,8 +235,11 @@ def concurrent(args: argparse.Namespace) -> int:
             print(
                 f"  {label:<20} wall {med(r[0] for r in rows):6.2f} s, per request median "
                 f"{med(r[1] for r in rows):6.2f} s / max {med(r[2] for r in rows):6.2f} s, "
-                f"server CPU {med(r[3] for r in rows):6.2f} s"
+                f"server CPU {med(r[3] for r in rows):6.2f} s, one /version.json meanwhile "
+                f"{med(r[4] for r in rows) * 1000:5.0f} ms"
             )
+    if rss is not None:
+        print(f"  server peak RSS      {rss:.0f} MB")
     return 0
 
 

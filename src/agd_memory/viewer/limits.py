@@ -29,14 +29,17 @@ MAX_CONNECTIONS = 32
 class DeadlineReader(socket.SocketIO):
     """A socket's bytes where every `recv` waits only for the time left before `deadline`."""
 
-    deadline: float | None = None
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__(sock, "rb")
+        self.sock = sock
+        self.deadline: float | None = None
 
     def readinto(self, b: memoryview | bytearray) -> int | None:  # type: ignore[override]
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("the request did not arrive in time")
-            self._sock.settimeout(left)  # type: ignore[attr-defined]
+            self.sock.settimeout(left)
         return super().readinto(b)
 
 

@@ -114,7 +114,7 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.rfile.close()
-        self._reader = limits.DeadlineReader(self.connection, "rb")
+        self._reader = limits.DeadlineReader(self.connection)
         self.rfile = io.BufferedReader(self._reader)
 
     def handle_one_request(self) -> None:
