@@ -6,7 +6,7 @@
 
 1. Save: `MemoryFile.save` in process on a copy of `mem-1000.agd` (1,000 memory
    blocks): half new ids, half updates of existing ones, each the whole transaction
-   (lock, read, parse, change, serialise, re-parse check, atomic write with fsync,
+   (lock, read, change, splice the changed blocks in, re-parse check, atomic write with fsync,
    cache refresh). Target: median <= 30 ms.
 2. Load: `MemoryFile.entries()` as a fresh hook process sees it (the in-process memo
    is cleared before every run): *warm* = the on-disk cache matches the file,
@@ -38,9 +38,9 @@ CORPORA = Path(os.environ.get("AGD_BENCH_CORPORA", REPO / "tests" / "data" / "co
 
 from agd import parse, serialize  # noqa: E402
 from agd.model import Block  # noqa: E402
+from agd_memory import diskcache as cache  # noqa: E402
 from agd_memory import store  # noqa: E402
 from agd_memory.settings import Settings  # noqa: E402
-from agd_memory.store import cache  # noqa: E402
 
 
 def make_10k(source: Path, target: Path) -> None:
@@ -106,7 +106,7 @@ def bench_load(path: Path, settings: Settings, runs: int, *, warm: bool) -> dict
         cache.clear()
         if not warm:
             key = cache.file_key(path)
-            cache.cache_path(mf.cache_dir, key).unlink(missing_ok=True)
+            cache.entries_path(mf.cache_dir, key).unlink(missing_ok=True)
         n = len(mf.entries())
         assert n > 900
 

@@ -24,25 +24,32 @@ def splice(raw: str, old: Document, new: Document) -> str:
     bytes; a block with the id of an old one keeps that block's place in the spacing.
     """
     bom = "\ufeff" if raw.startswith("\ufeff") else ""
-    pieces = raw[len(bom) :].split("\n")
-    ends_with_newline = pieces[-1] == ""
-    if ends_with_newline:
-        pieces.pop()
-    lines = [p + "\n" for p in pieces]  # the last one's "\n" is taken back at the end if unended
-    crlf = sum(p.endswith("\r") for p in pieces) * 2 > len(pieces)
-    eol = "\r\n" if crlf else "\n"
-
-    # Block offsets are UTF-8 bytes of the normalised text (BOM dropped, CRLF -> LF).
-    lengths = (len(p.removesuffix("\r").encode("utf-8", "surrogatepass")) + 1 for p in pieces)
-    starts = [0, *accumulate(lengths)]
+    body = raw[len(bom) :]
+    ends_with_newline = body.endswith("\n")
+    if not ends_with_newline:
+        body += "\n"  # a virtual end of the last line, taken back at the end
+    pieces = body.split("\n")
+    pieces.pop()
+    eol = "\r\n" if body.count("\r\n") * 2 > len(pieces) else "\n"
+    # Where each line starts in `body` (characters), and in the parser's normalised text
+    # (UTF-8 bytes, BOM dropped, CRLF -> LF), which is what block offsets count.
+    chars = [0, *accumulate(len(p) + 1 for p in pieces)]
+    if body.isascii() and "\r" not in body:
+        starts = chars
+    else:
+        normalised = body.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+        starts = [0, *accumulate(len(line) + 1 for line in normalised.split(b"\n")[:-1])]
     spans = [(b.line - 1, bisect_right(starts, b.end) - 1) for b in old.blocks]
     position = {id(b): i for i, b in enumerate(old.blocks)}
     by_id = {b.id: i for i, b in enumerate(old.blocks) if b.id is not None}
 
+    def lines(first: int, stop: int) -> str:
+        """Lines first..stop-1 of the source, each with its own line end."""
+        return body[chars[first] : chars[stop]] if stop > first else ""
+
     def gap_before(i: int) -> str:
         """The source lines between old block i-1 (or the file start) and old block i."""
-        begin = spans[i - 1][1] + 1 if i > 0 else 0
-        return "".join(lines[begin : spans[i][0]])
+        return lines(spans[i - 1][1] + 1 if i > 0 else 0, spans[i][0])
 
     out: list[str] = []
     last_is_source = False
@@ -57,14 +64,14 @@ def splice(raw: str, old: Document, new: Document) -> str:
             out.append(eol)
         if at is not None:
             first, last = spans[at]
-            out.append("".join(lines[first : last + 1]))
+            out.append(lines(first, last + 1))
             last_is_source = True
         else:
             out.append(_serialized(block, eol))
             last_is_source = False
     tail = spans[-1][1] + 1 if old.blocks else 0
-    if tail < len(lines):
-        out.append("".join(lines[tail:]))
+    if tail < len(pieces):
+        out.append(lines(tail, len(pieces)))
         last_is_source = True
     text = "".join(out)
     if not ends_with_newline and last_is_source and text.endswith("\n"):

@@ -19,7 +19,7 @@ from agd_memory import store
 from agd_memory.settings import Settings
 
 ODD_VALUES = ["007", "0012", "7", "yes", "true", '"two  spaces"', '"x"', "a-b", '""']
-WORDS = st.text(alphabet="abcdefgh ", min_size=1, max_size=12).map(str.strip).filter(bool)
+WORDS = st.text(alphabet="abcdefgh é", min_size=1, max_size=12).map(str.strip).filter(bool)
 
 
 @st.composite
