@@ -1,5 +1,6 @@
 """Settings reach the hooks of the real Claude Code: `config enable it`, run by the model
-with the `recall-lang` skill's own command line, changes the next session's prompt hook.
+with the `recall-lang` skill's own command line, changes the next session's prompt hook,
+and a plugin option (`userConfig`) reaches the hook below the environment.
 
 Claude Code runs a skill's Bash commands without `CLAUDE_PLUGIN_DATA` while its hooks
 have it; the config file lives where both look (`<Claude config dir>/agd-memory/`).
@@ -7,6 +8,7 @@ have it; the config file lives where both look (`<Claude config dir>/agd-memory/
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -79,3 +81,20 @@ def test_config_enable_through_the_skill_reaches_the_next_prompt_hook(
     assert not recalled(claude(ITALIAN_FILLER))  # the next session's prompt hook has it
     config_file = e2e_project.config_dir / "agd-memory" / "config.json"
     assert '"it"' in config_file.read_text(encoding="utf-8")
+
+
+def test_a_plugin_option_reaches_the_hook_and_the_environment_wins(
+    claude, fake_api, e2e_project
+) -> None:
+    """`userConfig` values as Claude Code stores them (`pluginConfigs` in the user's
+    settings; a `--plugin-dir` plugin is `name@inline`) arrive in the hook's environment
+    as `CLAUDE_PLUGIN_OPTION_<KEY>`; `AGD_*` in the environment still wins."""
+    e2e_project.write_memory(MEMORY)
+    settings = e2e_project.config_dir / "settings.json"
+    options = {"recall_disabled": True}
+    settings.write_text(
+        json.dumps({"pluginConfigs": {"agd-memory@inline": {"options": options}}}),
+        encoding="utf-8",
+    )
+    assert recalled(claude(ITALIAN_FILLER + " rilasci")) is False
+    assert recalled(claude(ITALIAN_FILLER + " rilasci", env={"AGD_RECALL_DISABLED": "0"}))
