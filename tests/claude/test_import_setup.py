@@ -224,3 +224,27 @@ def test_managed_auto_memory_directory_wins(project: Path, tmp_path: Path, monke
         json.dumps({"autoMemoryDirectory": str(tmp_path / "mine")})
     )
     assert where(project) == tmp_path / "policy" / "memory.agd"
+
+
+# -- doctor ----------------------------------------------------------------------------
+
+
+def test_doctor_warns_while_both_memories_are_active_and_not_after_setup_and_import(
+    project: Path, capsys
+) -> None:
+    from agd_memory.maintenance.checks_env import both_memories
+
+    folder = auto_folder(project)
+    files = [("project", folder / "memory.agd")]
+    (found,) = both_memories(Settings.load(), files)
+    assert found.level == "warn" and found.message.startswith("both memories are active")
+    assert f"2 of its files in {folder} are not in agd-memory yet" in found.message
+    assert "agd-memory import claude-memory --apply" in found.message
+
+    assert main(["setup", "--apply"]) == 0
+    (found,) = both_memories(Settings.load(), files)
+    assert found.level == "info" and "not in agd-memory yet" in found.message
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    (found,) = both_memories(Settings.load(), files)
+    assert (found.level, found.check) == ("ok", "automemory")
+    assert "auto memory is off (autoMemoryEnabled: false in" in found.message

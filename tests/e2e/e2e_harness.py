@@ -6,15 +6,24 @@ from here (`from e2e_harness import MCP_PREFIX, Reply`). A test file in `tests/e
 
     def test_something(claude, fake_api, e2e_project):
         e2e_project.write_memory(TEXT)        # the project layer the hooks will find
-        fake_api.script(Reply.tool_use("agd_memory_get", {"id": "x"}), Reply.text("done"))
-        run = claude("what about x?", allowed_tools=[MCP_PREFIX + "agd_memory_get"])
+        get = MCP_PREFIX + "agd_memory_get"
+        fake_api.script(
+            Reply.tool_use("ToolSearch", {"query": "select:" + get}),  # MCP tools are deferred
+            Reply.tool_use("agd_memory_get", {"id": "x"}),
+            Reply.text("done"),
+        )
+        run = claude("what about x?", allowed_tools=[get])
         assert run.ok, run.diagnose()
         assert "x" in run.conversation[0].message_text()
 
 `claude(...)` runs `$AGD_E2E_CLAUDE -p PROMPT --plugin-dir <repo> --output-format json` in
 the project folder with an isolated HOME and CLAUDE_CONFIG_DIR, `ANTHROPIC_BASE_URL` at the
-fake, a dummy key, telemetry/auto-update/nonessential traffic off, tool search off (MCP
-tools offered upfront), no session persistence, and a timeout. The interpreter running the
+fake, a dummy key, telemetry/auto-update/nonessential traffic off, no session persistence,
+and a timeout. Everything else is Claude Code's default: its auto memory is on (its memory
+instructions and `MEMORY.md` reach the model; a test about ours alone sets
+`autoMemoryEnabled: false` or `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1` through `env`), and tool
+search is on, so MCP tools are deferred: a scripted reply first calls `ToolSearch` with
+`{"query": "select:<prefixed names>"}`, and the next request offers those tools. The interpreter running the
 tests comes first on PATH, so the hooks' `python3` and the MCP launcher use it (and the
 `mcp` it has installed).
 
@@ -63,10 +72,6 @@ OFFLINE_ENV = {
     "DISABLE_ERROR_REPORTING": "1",
     "DISABLE_BUG_COMMAND": "1",
     "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
-    # Claude Code's own auto memory would add its own context; keep the requests about ours.
-    "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
-    # Offer MCP tools upfront instead of behind ToolSearch, so a scripted tool_use can name them.
-    "ENABLE_TOOL_SEARCH": "false",
     "MCP_TIMEOUT": "30000",
 }
 # Variables of the calling environment never passed on: they would leak the developer's

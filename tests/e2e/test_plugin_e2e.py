@@ -169,7 +169,10 @@ def test_hooks_stay_silent_under_the_distiller_guard(claude, e2e_project) -> Non
 @pytest.mark.skipif(not has_mcp_server(), reason="needs the MCP helper's .mcp.json")
 def test_mcp_save_then_get_through_claude_code(claude, fake_api, e2e_project) -> None:
     body = "Feature flags live in config/flags.yaml and are read once at boot."
+    tools = [MCP_PREFIX + "agd_memory_save", MCP_PREFIX + "agd_memory_get"]
     fake_api.script(
+        # Claude Code's default tool search defers MCP tools: the model loads them first
+        Reply.tool_use("ToolSearch", {"query": "select:" + ",".join(tools)}),
         Reply.tool_use(
             "agd_memory_save",
             {
@@ -182,17 +185,17 @@ def test_mcp_save_then_get_through_claude_code(claude, fake_api, e2e_project) ->
         Reply.tool_use("agd_memory_get", {"id": "reference-feature-flags"}),
         Reply.text("Saved and read back."),
     )
-    tools = [MCP_PREFIX + "agd_memory_save", MCP_PREFIX + "agd_memory_get"]
     run = claude("Remember where the feature flags live", allowed_tools=tools)
     assert run.ok, run.diagnose()
     conversation = run.conversation
-    assert len(conversation) == 3, run.diagnose()
-    offered = conversation[0].tool_names
-    for tool in ("agd_memory_toc", "agd_memory_search", "agd_memory_get", "agd_memory_save"):
+    assert len(conversation) == 4, run.diagnose()
+    assert "ToolSearch" in conversation[0].tool_names
+    offered = conversation[1].tool_names
+    for tool in ("agd_memory_get", "agd_memory_save"):
         assert MCP_PREFIX + tool in offered, offered
-    (saved,) = conversation[1].tool_results()
+    saved = conversation[2].tool_results()[-1]
     assert "reference-feature-flags" in saved
-    got = conversation[2].tool_results()[-1]
+    got = conversation[3].tool_results()[-1]
     assert body in got
     assert "where feature flags are defined" in got
     stored = e2e_project.memory_path().read_text(encoding="utf-8")

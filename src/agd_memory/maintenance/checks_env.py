@@ -373,3 +373,46 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
 
 def _v(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
+
+
+def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Finding]:
+    """Claude Code's auto memory beside ours for the current project: on with files in its
+    folder is a warning (the model reads both, two capture passes run); what to do."""
+    from .. import paths
+    from ..claude import automemory
+    from ..claude import setup as auto_memory
+    from ..store.memoryfile import MemoryFile
+
+    folder = paths.auto_memory_folder(settings)
+    now = auto_memory.state(Path(os.path.abspath(settings.project_cwd or os.getcwd())))
+    found = automemory.read_folder(folder) if folder.is_dir() else None
+    project = next((p for name, p in files if name == "project"), None)
+    pending = 0
+    if found is not None and found.facts:
+        mf = MemoryFile(project, settings=settings) if project else None
+        existing = [(e.id, e.body) for e in mf.entries()] if mf and mf.exists() else []
+        pending = len(automemory.plan_import(found.facts, existing).add)
+    todo = f"{pending} of its files in {folder} are not in agd-memory yet" if pending else ""
+    if now.enabled and found is not None and found.facts:
+        what = f"; {todo}" if todo else ""
+        return [
+            Finding(
+                "warn",
+                "automemory",
+                f"both memories are active: Claude Code's auto memory is on ({now.reason}){what}; "
+                "run `agd-memory setup --apply`"
+                + (" and `agd-memory import claude-memory --apply`" if pending else ""),
+            )
+        ]
+    if now.enabled:
+        return [
+            Finding(
+                "info",
+                "automemory",
+                f"Claude Code's auto memory is on ({now.reason}) and will keep its own notes in "
+                f"{folder}; `agd-memory setup` switches it off",
+            )
+        ]
+    if pending:
+        return [Finding("info", "automemory", f"{todo}: `agd-memory import claude-memory`")]
+    return [Finding("ok", "automemory", f"Claude Code's auto memory is off ({now.reason})")]

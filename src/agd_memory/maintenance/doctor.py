@@ -63,6 +63,7 @@ STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Fin
     ("locks", lambda ctx, memories: checks_env.distiller_locks(ctx.settings)),
     ("plugin", lambda ctx, memories: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
     ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
+    ("automemory", lambda ctx, memories: checks_env.both_memories(ctx.settings, ctx.files)),
 )
 """The checks after loading the memories, in order (the progress counter counts them)."""
 
