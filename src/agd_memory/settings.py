@@ -326,11 +326,26 @@ def migrate_legacy(env: Mapping[str, str], target: Path) -> dict[str, object]:
         return {}
     _, source, data = max(found, key=lambda item: item[0])
     try:
-        write_config(target, data)
+        if not _create_config(target, data):  # another process wrote it first: that wins
+            return read_config(target)
         debuglog.log(f"settings: copied {source} to {target} (the old file is kept)")
     except OSError as exc:
         debuglog.log(f"settings: could not copy {source} to {target}: {exc}")
     return data
+
+
+def _create_config(path: Path, data: Mapping[str, object]) -> bool:
+    """Write `data` to `path` whole, only when `path` does not exist (a hard link of a
+    finished temporary file); False when it already does."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.new")
+    write_config(staging, data)
+    try:
+        os.link(staging, path)
+    except FileExistsError:
+        return False
+    finally:
+        staging.unlink(missing_ok=True)
+    return True
 
 
 def read_config(path: Path) -> dict[str, object]:

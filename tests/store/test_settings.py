@@ -7,7 +7,15 @@ import json
 import os
 from pathlib import Path
 
-from agd_memory.settings import FIELDS, USER_CONFIG, VARIABLES, Settings, option_key, reset_config
+from agd_memory.settings import (
+    FIELDS,
+    USER_CONFIG,
+    VARIABLES,
+    Settings,
+    migrate_legacy,
+    option_key,
+    reset_config,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,6 +94,17 @@ def test_an_earlier_recall_json_is_copied_once_newest_first_and_kept(tmp_path: P
     # reset empties the file, and the old settings do not come back
     assert reset_config(s.config_file) is True
     assert Settings.load(shell).recall_langs is None
+
+
+def test_a_migration_never_overwrites_a_file_written_meanwhile(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_json(home / ".local/share/agd-memory/recall.json", {"langs": ["it"]})
+    env = {"HOME": str(home)}
+    target = write_json(home / ".claude/agd-memory/config.json", {"langs": ["en", "fr"]})
+    # a process that saw no file a moment ago migrates now: the newer file stays
+    assert migrate_legacy(env, target) == {"langs": ["en", "fr"]}
+    assert json.loads(target.read_text()) == {"langs": ["en", "fr"]}
+    assert sorted(p.name for p in target.parent.iterdir()) == ["config.json"]
 
 
 def test_the_hooks_plugin_data_file_is_found_from_a_shell(tmp_path: Path) -> None:
