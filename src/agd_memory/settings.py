@@ -354,7 +354,7 @@ def read_config(path: Path) -> dict[str, object]:
 
 
 CONFIG_LIMIT = 1024 * 1024
-"""The most a settings file (`recall.json`, the git-remote index) may hold."""
+"""The most a settings file (the config file, the git-remote index) may hold."""
 
 
 def read_json_object(path: Path, who: str) -> dict[str, object] | None:
