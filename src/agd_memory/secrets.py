@@ -58,14 +58,15 @@ HIGH_ENTROPY = "high-entropy token"
 
 _NB = r"(?![A-Za-z0-9_\-])"  # the token ends here
 
+
 # (kind, hints, pattern), most specific first. A pattern runs only on a text that holds one
 # of its hints (a hint in lower case is looked for in the lower-cased text): a substring
 # search costs far less than a regex scan. A leading `\b` is checked by hand (it would
 # keep the regex engine from searching for the literal prefix). The
 # whole match, or group `v` when present, is the secret; the text before `v` (or the first
 # four characters) is the excerpt.
-PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = tuple(
-    (kind, hints, re.compile(rx.removeprefix(r"\b")), rx.startswith(r"\b"))
+PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
+    (kind, frozenset(hints), re.compile(rx.removeprefix(r"\b")), rx.startswith(r"\b"))
     for kind, hints, rx in (
         (
             "private key",
@@ -189,7 +190,7 @@ PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = tuple
             r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9\-._~+/]*[0-9][A-Za-z0-9\-._~+/]*={0,2})",
         ),
         (
-            "credentials in a URL",
+            "password in a URL",
             ("://",),
             r"\b[a-z][a-z0-9+.\-]*://(?P<u>[^\s:/@]*):(?P<v>[^\s@/]+)@[A-Za-z0-9.\-]+",
         ),
@@ -198,8 +199,8 @@ PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...] = tuple
 
 # Public material: masked from the heuristics (rules 2-4), never from the vendor table.
 # Matched on the lower-cased text, like the credential words below.
-_PUBLIC: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (hints, re.compile(rx))
+_PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
+    (frozenset(hints), re.compile(rx))
     for hints, rx in (
         (
             ("-----begin",),
@@ -227,6 +228,12 @@ _ASSIGNMENT = re.compile(
     r"(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+))"
 )
+_ALL_HINTS = {h for _, hints, _, _ in PATTERNS for h in hints} | {
+    h for hints, _ in _PUBLIC for h in hints
+}
+_FOLDED_HINTS = tuple(sorted(h for h in _ALL_HINTS if h.islower()))  # looked for in lower case
+_EXACT_HINTS = tuple(sorted(h for h in _ALL_HINTS if not h.islower()))  # looked for as written
+
 _ASSIGNMENT_STEMS = ("pass", "pw", "secret", "token", "key", "cred", "auth")
 _NAME_END = re.compile(r"[\w.\-]*")
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -313,6 +320,7 @@ _NOT_A_VALUE = frozenset(
         "lifetime",
         "backend",
         "class",
+        "budget",
     }
 )
 
@@ -344,11 +352,15 @@ _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-=]{32,}")
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:<[^>]*>|\$.*|%[A-Za-z_]+%|\{.*\}|\*+|x+|\.+|-+|"
+    r"(?i)^(?:<[^>]*>|\$.*|%[A-Za-z_]+%|\{.*\}|[x*.\-]+|"
     r"none|null|nil|true|false|undefined|redacted|\[redacted[^\]]*\]|changeme|change[_-]me|"
     r"replace[_-]?me|example|sample|dummy|test|testing|placeholder|todo|tbd|secret|password|"
-    r"passwd|pass|token|string|str|int|bool|boolean|number|required|optional|hidden|masked|"
-    r"default|empty|your[_-].*|my[_-].*|xxx.*|.*_here|.*\.\.\.|.*…)$"
+    r"passwd|pass|pwd|pw|token|tok|string|str|int|bool|boolean|number|required|optional|hidden|masked|"
+    r"default|empty|your[_-].*|my[_-].*|.*_here|.*\.\.\.|.*…)$"
+)
+# A value made up for documentation or tests: `sk-ant-e2e-dummy-key`, `fake_token_123`.
+_MADE_UP = re.compile(
+    r"(?i)(?<![a-z])(?:dummy|fake|example|sample|placeholder|changeme|redacted)(?![a-z])"
 )
 
 
@@ -357,16 +369,20 @@ def find(text: str) -> list[Finding]:
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
     low = text.translate(_ASCII_LOWER)  # same length and offsets as `text`
+    present = {h for h in _FOLDED_HINTS if h in low} | {h for h in _EXACT_HINTS if h in text}
+
+    def free(start: int, end: int) -> bool:
+        return not any(start < e and s < end for s, e in taken)
 
     def add(kind: str, start: int, end: int, excerpt: str) -> None:
-        if any(start < e and s < end for s, e in taken):
+        if not free(start, end):
             return
         taken.append((start, end))
         line = text.count("\n", 0, start) + 1
         found.append(Finding(kind, line, excerpt, start, end))
 
     for kind, hints, rx, word_start in PATTERNS:
-        if not _holds(text, low, hints):
+        if present.isdisjoint(hints):
             continue
         for m in rx.finditer(text):
             if word_start and m.start() and _in_word(text, m.start()):
@@ -376,7 +392,7 @@ def find(text: str) -> list[Finding]:
                 add(kind, start, end, _excerpt(text, m.start(), start, end))
 
     for hints, rx in _PUBLIC:
-        if _holds(text, low, hints):
+        if not present.isdisjoint(hints):
             taken.extend(m.span() for m in rx.finditer(low))
 
     for i in _occurrences(low, _ASSIGNMENT_STEMS):
@@ -408,6 +424,8 @@ def find(text: str) -> list[Finding]:
             if v.start() > m.end() + _WINDOW:
                 break
             value, gap = v.group(), text[m.end() : v.start()]
+            if text.startswith("(", v.end()):
+                continue  # a call: `password = read_password(...)`
             if _near_word_secret(value, gap, password=m.group("pw") is not None):
                 add(
                     _near_word_kind(low, m, v), v.start(), v.end(), text[m.start() : m.end()] + " …"
@@ -416,18 +434,15 @@ def find(text: str) -> list[Finding]:
 
     for m in _TOKEN.finditer(text):
         token = m.group().strip("=")
-        if _high_entropy(token) and not _decodes_to_text(m.group()):
+        if (
+            free(m.start(), m.start() + len(token))
+            and _high_entropy(token)
+            and not _decodes_to_text(m.group())
+        ):
             add(HIGH_ENTROPY, m.start(), m.start() + len(token), f"{len(token)} characters")
 
     found.sort(key=lambda f: f.start)
     return found
-
-
-def _holds(text: str, low: str, hints: tuple[str, ...]) -> bool:
-    for hint in hints:  # noqa: SIM110 (a loop: `any` over a generator costs more, per pattern)
-        if hint in (low if hint.islower() else text):
-            return True
-    return False
 
 
 def _occurrences(low: str, stems: tuple[str, ...]) -> list[int]:
@@ -484,9 +499,12 @@ def _excerpt(text: str, match_start: int, start: int, end: int) -> str:
 
 def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
     """`ghp_xxxx…`, `AKIAXXXX…`, a URL's `user:password@`: documentation, not a secret."""
-    if kind == "credentials in a URL":
+    if kind == "password in a URL":
         user, password = m.group("u"), m.group("v")
         return password == user or bool(_PLACEHOLDER.match(password))
+    if kind == "basic auth credentials":
+        user, _, password = _decode_base64(m.group("v")).partition(":")
+        return password == user or bool(_PLACEHOLDER.match(password))  # `user:pass`
     if kind == "bearer token":
         value = m.group("v")
         return len(value) < 20 or not re.search(r"[A-Za-z]", value)
@@ -507,8 +525,10 @@ def _is_secret_value(value: str, *, quoted: bool) -> bool:
     v = value.strip()
     if len(v) < 6 and not (len(v) >= 4 and re.search(r"\d", v) and re.search(r"[^\d]", v)):
         return False
-    if _PLACEHOLDER.match(v) or len(set(v)) <= 3 or v.isdigit() or "[REDACTED:" in v:
+    if _PLACEHOLDER.match(v) or _MADE_UP.search(v) or len(set(v)) <= 3 or "[REDACTED:" in v:
         return False
+    if re.fullmatch(r"[\d*+\-/._]+", v):
+        return False  # a number, an expression, a date: `10**9`, `2026-01-05`
     if quoted:
         return not re.fullmatch(r"[A-Za-z]+(?:[ ,.'-]+[A-Za-z]+)+[.!?]?", v)  # words: prose
     # Bare values in code and prose: `password=get_password()`, `token: self.token`,
@@ -519,21 +539,24 @@ def _is_secret_value(value: str, *, quoted: bool) -> bool:
         return False
     if re.fullmatch(r"[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+", v):
         return False  # a path: `secret/data/app`
-    if re.fullmatch(r"[A-Za-z_\-]+", v):
+    if re.fullmatch(r"[A-Za-z_\-]+", v) or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*", v):
         return _random_looking(v)  # an identifier, unless it is random letters
-    return True
+    return not _words(v)
+
+
+def _words(v: str) -> bool:
+    """`15-minute`, `AGE-SECRET-KEY-1`, `v2_final`: words and numbers joined, a name."""
+    return all(p.isalpha() or p.isdigit() for p in re.split(r"[\-_.]", v) if p)
 
 
 def _near_word_secret(value: str, gap: str, *, password: bool) -> bool:
     """A value right after a credential word: `password hunter2!`, `the API key is <token>`."""
     tight = _CONNECTOR.fullmatch(gap) is not None
-    if _PLACEHOLDER.match(value) or len(set(value)) <= 3:
-        return False
+    if not _is_secret_value(value, quoted=False):
+        return False  # a placeholder, a reference (`AuthBase.__call__`), a path, a number
     if password and tight:
         return (
-            re.search(r"[A-Za-z]", value) is not None
-            and re.search(r"[^A-Za-z]", value) is not None
-            and _is_secret_value(value, quoted=False)
+            re.search(r"[A-Za-z]", value) is not None and re.search(r"[^A-Za-z]", value) is not None
         )
     if len(value) < 16:
         return False
@@ -560,6 +583,8 @@ def _random_looking(token: str) -> bool:
         return False
     if t.count("/") >= 2 and all(re.fullmatch(r"[a-z0-9._\-]*", p) for p in t.split("/")):
         return False  # a path
+    if _words(t):
+        return False
     words = sum(len(w) for w in re.findall(r"[A-Z]?[a-z]{4,}", t))
     if words * 2 > len(t):
         return False
@@ -567,7 +592,9 @@ def _random_looking(token: str) -> bool:
         "d" if c.isdigit() else "u" if c.isupper() else "l" if c.islower() else "s" for c in t
     ]
     switches = sum(a != b for a, b in zip(classes, classes[1:], strict=False)) / (len(t) - 1)
-    return switches >= 0.3 and _entropy(t) >= min(4.0, math.log2(len(t)) - 1.0)
+    if switches < 0.3 or _entropy(t) < min(4.0, math.log2(len(t)) - 1.0):
+        return False
+    return not _sequential(t)
 
 
 def _high_entropy(token: str) -> bool:
@@ -587,21 +614,32 @@ def _high_entropy(token: str) -> bool:
     if words * 2 > len(token):
         return False  # mostly dictionary-like runs: CamelCase names, glued prose
     # About the 2nd percentile of random base62/base64 strings of that length.
-    return _entropy(token) >= min(4.9, math.log2(len(token)) - 0.85)
+    if _entropy(token) < min(4.9, math.log2(len(token)) - 0.85):
+        return False
+    return not _sequential(token)
+
+
+def _sequential(t: str) -> bool:
+    """`abcdef…XYZ0123456789`: an alphabet or a counting run, not a random draw."""
+    steps = sum(ord(b) - ord(a) == 1 for a, b in zip(t, t[1:], strict=False))
+    return steps * 3 > len(t)
 
 
 def _decodes_to_text(token: str) -> bool:
     """Base64 of text (a JSON fixture, `hello world`) is data, whatever its entropy."""
-    raw = token.replace("-", "+").replace("_", "/")
+    decoded = _decode_base64(token)
+    return bool(decoded) and sum(c.isprintable() or c in "\n\t" for c in decoded) >= 0.95 * len(
+        decoded
+    )
+
+
+def _decode_base64(token: str) -> str:
+    """The UTF-8 text `token` encodes (standard or URL-safe base64), or ``."""
+    raw = token.strip("=").replace("-", "+").replace("_", "/")
     try:
-        data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    try:
-        decoded = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return sum(c.isprintable() or c in "\n\t" for c in decoded) >= 0.95 * len(decoded)
+        return base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):  # (UnicodeDecodeError is a ValueError)
+        return ""
 
 
 def _entropy(s: str) -> float:
