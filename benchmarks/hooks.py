@@ -3,6 +3,7 @@
     python3 benchmarks/hooks.py                 # both parts, markdown tables on stdout
     python3 benchmarks/hooks.py --runs 30       # more runs per cell
     python3 benchmarks/hooks.py --only latency  # or: tokens
+    python3 benchmarks/hooks.py --only latency --baseline ../before  # both, one run
 
 1. Latency: end-to-end time of a hook as Claude Code runs it (`sh hooks/run <event>`,
    payload on stdin, process start to exit with its output read), for SessionStart and
@@ -113,22 +114,28 @@ def _time_once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[floa
     return time.perf_counter() - start, _cpu_children() - cpu, proc.stdout
 
 
-def _env(home: Path, memory: Path) -> dict[str, str]:
+def _env(home: Path, memory: Path, root: Path = REPO) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGD_", "CLAUDE"))}
     # Claude Code runs hooks with bytecode caching on: without it, a module edited since
     # its .pyc was written is compiled from source in every timed run.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
         HOME=str(home),
-        CLAUDE_PLUGIN_ROOT=str(REPO),
-        CLAUDE_PLUGIN_DATA=str(home / "plugin-data"),
+        CLAUDE_PLUGIN_ROOT=str(root),
+        # one data folder per checkout: their caches may differ in format
+        CLAUDE_PLUGIN_DATA=str(home / ("plugin-data" if root == REPO else "plugin-data-base")),
         AGD_MEMORY_FILE=str(memory),
         AGD_MEMORY_GLOBAL_FILE=str(home / "no-global.agd"),
     )
     return env
 
 
-def measure_latency(runs: int, warmup: int) -> list[dict[str, object]]:
+def measure_latency(
+    runs: int, warmup: int, baseline: Path | None = None
+) -> list[dict[str, object]]:
+    """Each cell timed for this checkout and, with `baseline`, for that checkout too, the
+    runs of both and of the bare interpreters interleaved (machine noise hits all alike)."""
+    trees = [("this tree", REPO)] + ([("baseline", baseline)] if baseline is not None else [])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -143,7 +150,6 @@ def measure_latency(runs: int, warmup: int) -> list[dict[str, object]]:
         bare = [sys.executable, "-c", "pass"]
         bare_no_site = [sys.executable, "-S", "-c", "pass"]  # what hooks/run starts
         for label, memory, prompt in cells:
-            env = _env(home, memory)
             payloads = {
                 "session-start": {
                     "hook_event_name": "SessionStart",
@@ -157,43 +163,50 @@ def measure_latency(runs: int, warmup: int) -> list[dict[str, object]]:
                 },
             }
             for event, payload in payloads.items():
-                argv = ["sh", str(RUNNER), event]
                 stdin = json.dumps(payload).encode()
+                runs_of = {
+                    name: (["sh", str(root / "hooks" / "run"), event], _env(home, memory, root))
+                    for name, root in trees
+                }
                 for _ in range(warmup):
-                    _time_once(argv, stdin, env)
-                    _time_once(bare, b"", env)
-                hook_t, bare_t, hook_c, bare_c, nosite_t, nosite_c = [], [], [], [], [], []
-                out = b""
+                    for argv, env in runs_of.values():
+                        _time_once(argv, stdin, env)
+                    _time_once(bare, b"", runs_of["this tree"][1])
+                times: dict[str, tuple[list[float], list[float]]] = {
+                    name: ([], []) for name in [*runs_of, "bare", "bare -S"]
+                }
+                outs: dict[str, bytes] = {}
                 for _ in range(runs):
-                    t, c, out = _time_once(argv, stdin, env)
-                    hook_t.append(t)
-                    hook_c.append(c)
-                    t, c, _ = _time_once(bare, b"", env)
-                    bare_t.append(t)
-                    bare_c.append(c)
-                    t, c, _ = _time_once(bare_no_site, b"", env)
-                    nosite_t.append(t)
-                    nosite_c.append(c)
-                hook_ms = statistics.median(hook_t) * 1000
-                bare_ms = statistics.median(bare_t) * 1000
-                cpu_over_ms = (statistics.median(hook_c) - statistics.median(bare_c)) * 1000
-                rows.append(
-                    {
-                        "memory": label,
-                        "event": "SessionStart" if event == "session-start" else "UserPromptSubmit",
-                        "hook_ms": hook_ms,
-                        "bare_ms": bare_ms,
-                        "over_bare_ms": hook_ms - bare_ms,
-                        "over_bare_no_site_ms": hook_ms - statistics.median(nosite_t) * 1000,
-                        "cpu_over_bare_ms": cpu_over_ms,
-                        "cpu_over_bare_no_site_ms": (
-                            statistics.median(hook_c) - statistics.median(nosite_c)
-                        )
-                        * 1000,
-                        "output_chars": len(_context(out)),
-                        "target_ms": 40 if "1000" in label else 100,
-                    }
-                )
+                    for name, (argv, env) in runs_of.items():
+                        t, c, outs[name] = _time_once(argv, stdin, env)
+                        times[name][0].append(t)
+                        times[name][1].append(c)
+                    for name, argv in (("bare", bare), ("bare -S", bare_no_site)):
+                        t, c, _ = _time_once(argv, b"", runs_of["this tree"][1])
+                        times[name][0].append(t)
+                        times[name][1].append(c)
+
+                def med(name: str, i: int, times: dict = times) -> float:
+                    return statistics.median(times[name][i]) * 1000
+
+                for name in runs_of:
+                    rows.append(
+                        {
+                            "tree": name,
+                            "memory": label,
+                            "event": "SessionStart"
+                            if event == "session-start"
+                            else "UserPromptSubmit",
+                            "hook_ms": med(name, 0),
+                            "bare_ms": med("bare", 0),
+                            "over_bare_ms": med(name, 0) - med("bare", 0),
+                            "over_bare_no_site_ms": med(name, 0) - med("bare -S", 0),
+                            "cpu_over_bare_ms": med(name, 1) - med("bare", 1),
+                            "cpu_over_bare_no_site_ms": med(name, 1) - med("bare -S", 1),
+                            "output_chars": len(_context(outs[name])),
+                            "target_ms": 40 if "1000" in label else 100,
+                        }
+                    )
     return rows
 
 
@@ -247,14 +260,15 @@ def measure_tokens() -> tuple[list[dict[str, object]], str]:
 
 def latency_table(rows: list[dict[str, object]]) -> str:
     lines = [
-        "| memory | hook | wall ms | bare wall ms | over bare ms | target | "
+        "| tree | memory | hook | wall ms | bare wall ms | over bare ms | target | "
         "CPU over bare ms | wall over bare `-S` ms | CPU over bare `-S` ms | context chars |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         ok = "ok" if r["over_bare_ms"] <= r["target_ms"] else "missed"
         lines.append(
-            f"| {r['memory']} | {r['event']} | {r['hook_ms']:.1f} | {r['bare_ms']:.1f} | "
+            f"| {r['tree']} | {r['memory']} | {r['event']} | {r['hook_ms']:.1f} | "
+            f"{r['bare_ms']:.1f} | "
             f"{r['over_bare_ms']:.1f} | <= {r['target_ms']} ({ok}) | "
             f"{r['cpu_over_bare_ms']:.1f} | {r['over_bare_no_site_ms']:.1f} | "
             f"{r['cpu_over_bare_no_site_ms']:.1f} | {r['output_chars']:,} |"
@@ -283,10 +297,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="unmeasured runs per cell first")
     parser.add_argument("--only", choices=("latency", "tokens"))
     parser.add_argument("--json", action="store_true", help="print the raw rows as JSON")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (e.g. the commit before a change) timed in the same run",
+    )
     args = parser.parse_args(argv)
     result: dict[str, object] = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
     if args.only in (None, "latency"):
-        result["latency"] = measure_latency(args.runs, args.warmup)
+        result["latency"] = measure_latency(args.runs, args.warmup, args.baseline)
     if args.only in (None, "tokens"):
         result["tokens"], result["token_method"] = measure_tokens()
     if args.json:

@@ -136,9 +136,17 @@ class Part:
         self.key_postings = key_postings
         self.df = df
         self.n = n
-        self.body_sum, self.desc_sum, self.anchor_vocab, self.successors, self.origin = stats
+        (
+            self.body_sum,
+            self.desc_sum,
+            self.anchor_vocab,
+            self.successors,
+            self.origin,
+            self.key_vocab,
+        ) = stats
         """successors: superseded id -> index of the record that supersedes it (in this file);
-        origin: (layer, path) of the entries (one memory file)."""
+        origin: (layer, path) of the entries (one memory file); key_vocab: cognate key ->
+        the tokens of this file that have it (so a prompt never computes a block's keys)."""
         self._entries = entries
 
     @classmethod
@@ -155,11 +163,18 @@ class Part:
         n = 0
         anchor: set[str] = set()
         key_of = analyzer.key_of
+        key_vocab: dict[str, set[str]] = {}
         for i, (rec, entry) in enumerate(zip(records, entries, strict=True)):
             vocab = set(rec[4]).union(rec[5], rec[6], rec[7], *rec[12])
             for t in vocab:
                 postings.setdefault(t, []).append(i)
-            for k in {k for t in vocab if (k := key_of(t)) is not None}:
+            keys = set()
+            for t in vocab:
+                k = key_of(t)
+                if k is not None:
+                    keys.add(k)
+                    key_vocab.setdefault(k, set()).add(t)
+            for k in keys:
                 key_postings.setdefault(k, []).append(i)
             if idf_over is None or idf_over(entry):
                 df.update(vocab)
@@ -178,6 +193,7 @@ class Part:
             tuple(anchor),
             successors,
             (entries[0].layer, str(entries[0].path)) if entries else ("", ""),
+            {k: tuple(sorted(ts)) for k, ts in key_vocab.items()},
         )
         return cls(records, postings, key_postings, dict(df), n, stats, list(entries))
 
@@ -196,6 +212,7 @@ class Part:
                 _encode_vocab(self.anchor_vocab),
                 self.successors,
                 self.origin,
+                self.key_vocab,
             ),
         )
 
@@ -212,7 +229,7 @@ class Part:
             and isinstance(df, dict)
             and isinstance(n, int)
             and isinstance(stats, tuple)
-            and len(stats) == 5
+            and len(stats) == 6
         ):
             return None
         return cls(records, postings, key_postings, df, n, stats, None)
@@ -268,7 +285,7 @@ class Doc:
         "status",
         "memory",
         "_keys",
-        "_key_tokens",
+        "_vocab",
         "_key_of",
     )
 
@@ -291,7 +308,7 @@ class Doc:
         self.body_chars = rec[9]
         self.recency = rec[10]
         self._keys: dict[str, str] | None = None
-        self._key_tokens: dict[str, list[str]] | None = None
+        self._vocab: frozenset[str] | None = None
         self._key_of = key_of
 
     @property
@@ -310,15 +327,13 @@ class Doc:
             self._keys = {t: k for t in self.vocabulary() if (k := key_of(t)) is not None}
         return self._keys
 
-    @property
-    def key_tokens(self) -> dict[str, list[str]]:
-        """Cognate key -> the block's tokens that have it."""
-        if self._key_tokens is None:
-            rev: dict[str, list[str]] = {}
-            for t, k in self.keys.items():
-                rev.setdefault(k, []).append(t)
-            self._key_tokens = rev
-        return self._key_tokens
+    def tokens_with_key(self, key: str) -> list[str]:
+        """The block's tokens whose cognate key is `key` (from the file's key vocabulary:
+        no cognate key is computed while a prompt is scored)."""
+        vocab = self._vocab
+        if vocab is None:
+            vocab = self._vocab = self.vocabulary()
+        return [t for t in self.part.key_vocab.get(key, ()) if t in vocab]
 
     def vocabulary(self) -> frozenset[str]:
         return self.id_set | self.desc_set | self.kind_set | self.keys_set | self.body.keys()

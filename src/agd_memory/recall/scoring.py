@@ -183,7 +183,7 @@ def key_cognates(doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
     `ridimensioniamo`): keys are written in dictionary form, prompts inflect."""
     out: dict[str, str] = {}
     for word, key in keys.items():
-        for t in doc.key_tokens.get(key, ()) if key is not None else ():
+        for t in doc.tokens_with_key(key) if key is not None else ():
             if t in doc.keys_set:
                 out.setdefault(t, word)
     return out
@@ -225,7 +225,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
             tf += body_tf / body_norm
         exact = tf > 0
         if key is not None and prompt.cognates:
-            same_key = [t for t in doc.key_tokens.get(key, ()) if t != word]
+            same_key = [t for t in doc.tokens_with_key(key) if t != word]
             cid = sum(1 for t in same_key if t in doc.id_set)
             cdesc = sum(1 for t in same_key if t in doc.desc_set)
             cbody = sum(doc.body.get(t, 0) for t in same_key)
