@@ -178,8 +178,10 @@ class Handler(BaseHTTPRequestHandler):
                 self._send(HTTPStatus.OK, asset.path.read_bytes(), asset.content_type)
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
-        except (BrokenPipeError, ConnectionResetError):
-            return  # the page went away mid-answer (reload, closed tab): nothing to tell it
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            # The page went away mid-answer (reload, closed tab) or stopped reading it for
+            # WRITE_TIMEOUT: nothing to tell it (a 500 would wait as long again).
+            return
         except Exception as exc:  # one bad request must never stop the server
             debuglog.log(f"viewer: {self.path}: {type(exc).__name__}: {exc}")
             self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"})
