@@ -248,3 +248,29 @@ def test_doctor_warns_while_both_memories_are_active_and_not_after_setup_and_imp
     (found,) = both_memories(Settings.load(), files)
     assert (found.level, found.check) == ("ok", "automemory")
     assert "auto memory is off (autoMemoryEnabled: false in" in found.message
+
+
+def test_imported_entries_get_search_keys_in_the_background(
+    project: Path, env, fake_claude, monkeypatch, capsys
+) -> None:
+    import time
+
+    monkeypatch.delenv("AGD_DISTILL_DISABLED")
+    folder = auto_folder(project)
+    fake_claude.script(fake_claude.keys_answer(["testing-conventions", "db-setup"]))
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "search keys: `agd-memory keys --apply` runs in the background" in out
+    mf = MemoryFile(folder / "memory.agd")
+
+    def keys() -> dict[str, object]:
+        return {e.id: e.attrs.get("keys") for e in mf.entries() if e.kind.startswith("x-")}
+
+    deadline = time.monotonic() + 60  # a poll for the detached run, not a timing assertion
+    while time.monotonic() < deadline and not all(keys().values()):
+        time.sleep(0.2)
+    log = env.data / "import-keys.log"
+    assert keys() == {
+        "testing-conventions": "testing-conventions term, shared word",
+        "db-setup": "db-setup term, shared word",
+    }, log.read_text() if log.exists() else "no log"
