@@ -37,6 +37,21 @@ NOT_ON_THE_HOOK_PATH = (
 )
 
 
+RECALL_ON_THE_PROMPT_PATH = {
+    "agd_memory.recall",
+    "agd_memory.recall.analyzer",
+    "agd_memory.recall.cognates",
+    "agd_memory.recall.engine",
+    "agd_memory.recall.index",
+    "agd_memory.recall.lexicon",
+    "agd_memory.recall.policy",
+    "agd_memory.recall.render",
+    "agd_memory.recall.scoring",
+    "agd_memory.recall.text",
+}
+"""What the prompt hook loads of recall: the pipeline, never search or the evaluation."""
+
+
 def imported_by(event: str, payload: dict, env: dict[str, str]) -> tuple[str, set[str]]:
     proc = subprocess.run(
         [sys.executable, "-S", "-c", PROBE, str(LAUNCHER), "hook", event],
@@ -64,3 +79,28 @@ def test_warm_hook_imports_nothing_heavy(project, hook_env, event, payload_name,
     out, modules = imported_by(event, payload, hook_env)
     assert "project-staging-pgbouncer" in out  # the hook did its work
     assert not modules & set(NOT_ON_THE_HOOK_PATH)
+
+
+def test_a_prompt_that_recalls_nothing_never_loads_the_store(project, hook_env) -> None:
+    # recall reads its own cache of the analysis: the store (and the AGD renderer, the
+    # refs graph, the lock) is loaded only to render a block that is injected
+    write_layer(hook_env, project, PROJECT_MEMORY)
+    payload = load_payload(
+        "prompt-english", cwd=str(project), prompt="what will the weather be like in Rome tomorrow"
+    )
+    imported_by("prompt", payload, hook_env)  # cold: analyses and writes the caches
+    out, modules = imported_by("prompt", payload, hook_env)
+    assert out == ""
+    assert {m for m in modules if m.startswith("agd_memory.recall")} == RECALL_ON_THE_PROMPT_PATH
+    assert not {m for m in modules if m.startswith("agd_memory.store")}
+    assert not modules & {"agd.serializer", "agd.parser", "agd.graph", "agd.lock"}
+
+
+def test_a_prompt_that_injects_loads_the_store_but_not_the_parser(project, hook_env) -> None:
+    write_layer(hook_env, project, PROJECT_MEMORY)
+    payload = load_payload("prompt-english", cwd=str(project), prompt=STORED_FACT)
+    imported_by("prompt", payload, hook_env)
+    out, modules = imported_by("prompt", payload, hook_env)
+    assert "project-staging-pgbouncer" in out
+    assert {m for m in modules if m.startswith("agd_memory.recall")} == RECALL_ON_THE_PROMPT_PATH
+    assert "agd.parser" not in modules

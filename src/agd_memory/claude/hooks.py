@@ -38,7 +38,10 @@ from .. import debuglog
 from ..settings import Settings
 
 if TYPE_CHECKING:
-    from ..store import MemoryFile
+    from pathlib import Path
+
+    from .. import paths
+    from ..store import Entry, MemoryFile
 
 MAX_CONTEXT_CHARS = 9_500
 """Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
@@ -107,16 +110,7 @@ def parse_payload(raw: bytes) -> HookPayload:
 # -- the layers a hook reads ------------------------------------------------------------
 
 
-def memory_files(
-    settings: Settings, cwd: str, *, scope: str = "all", check: bool = True
-) -> list[MemoryFile]:
-    """The existing, readable memory files of `scope` for the project at `cwd`, project first.
-
-    A file that does not parse or cannot be read is left out (and logged), so a
-    broken project file still lets the global layer through, and vice versa.
-    With `check=False` only existence is checked: the caller reads each file itself
-    and skips one that fails (recall does), so the file is loaded once, not twice.
-    """
+def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Layer]:
     from .. import paths
 
     layers = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
@@ -126,6 +120,16 @@ def memory_files(
             existing.append(layer)
         elif layer.path.exists():
             debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: not a file")
+    return existing
+
+
+def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[MemoryFile]:
+    """The existing, readable memory files of `scope` for the project at `cwd`, project first.
+
+    A file that does not parse or cannot be read is left out (and logged), so a
+    broken project file still lets the global layer through, and vice versa.
+    """
+    existing = _existing_layers(settings, cwd, scope)
     if not existing:
         return []  # the common case in a project without memory: skip importing the store
     from .. import store
@@ -133,9 +137,6 @@ def memory_files(
     files = []
     for layer in existing:
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
-        if not check:
-            files.append(mf)
-            continue
         try:
             # entries(), not document(): it is served from the store's disk cache, while
             # document() would parse the whole file in every hook process.
@@ -145,6 +146,28 @@ def memory_files(
             continue
         files.append(mf)
     return files
+
+
+class LayerFile:
+    """A layer's memory file as recall reads it (`recall.engine.MemorySource`): recall
+    reads its analysis from its own disk cache, so the store is imported only when the
+    entries are needed (a changed file, or a block to render), not on every prompt; a
+    layer that fails is skipped and logged by recall."""
+
+    __slots__ = ("path", "layer", "_settings")
+
+    def __init__(self, path: Path, layer: str, settings: Settings) -> None:
+        self.path = path
+        self.layer = layer
+        self._settings = settings
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def entries(self) -> list[Entry]:
+        from ..store import MemoryFile
+
+        return MemoryFile(self.path, layer=self.layer, settings=self._settings).entries()
 
 
 # -- handlers: each returns the additionalContext text, or None to stay silent ----------
@@ -163,10 +186,11 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
 
 def prompt(payload: HookPayload, settings: Settings) -> str | None:
     # Every rule of the prompt path (disabled, empty prompt, global layer off, ...) is
-    # recall's, decided there once. check=False: recall reads each layer from its own
-    # index cache and skips (and logs) a layer that fails; the store's readability check
-    # would load every file a second time (10-15 ms at 10,000 blocks).
-    files = memory_files(settings, payload.cwd, check=False)
+    # recall's, decided there once.
+    files = [
+        LayerFile(layer.path, layer.name, settings)
+        for layer in _existing_layers(settings, payload.cwd, "all")
+    ]
     if not files:
         _recall_debug("skip: memory_file_missing")
         return None

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import debuglog, diskcache
-from ..store.entry import Entry
 from . import lexicon, policy, render
 from .analyzer import Analyzer
 from .index import Index, Part, code_stamp, is_memory, is_superseded
@@ -27,6 +26,7 @@ from .text import BUILTIN_LANGS, stopwords
 
 if TYPE_CHECKING:
     from ..settings import Settings
+    from ..store.entry import Entry
 
 DEFAULT_LANGS = ("en",)
 COVERAGE_MIN = 0.25

@@ -22,9 +22,12 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..store.entry import ROW_WIDTH, Entry
 from .analyzer import Analyzer
+
+if TYPE_CHECKING:
+    from ..store.entry import Entry
 
 _HERE = Path(__file__).parent
 _CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
@@ -56,7 +59,6 @@ _NONE: frozenset[str] = frozenset()
 Record = tuple
 Postings = list[int] | array | bytes
 """A token's blocks: a list while building, bytes in the disk cache, an array once read."""
-_SUPERSEDES = Entry._fields.index("supersedes")
 
 
 def is_superseded(entry: Entry) -> bool:
@@ -87,6 +89,8 @@ def recency_key(updated: object) -> int:
 
 
 def analyse(entry: Entry, analyzer: Analyzer) -> Record:
+    from ..store.entry import ROW_WIDTH  # the store only on a cache miss: hooks read the cache
+
     kind = entry.kind or ""
     # the kind is a field of the reference score; "no-kind" drops it (`project`,
     # `feedback` in a prompt then stop lifting every block of that kind)
@@ -182,10 +186,13 @@ class Part:
             if rec[3]:
                 anchor.update(rec[4])
                 anchor.update(rec[5])
+        from ..store.entry import Entry
+
+        supersedes = Entry._fields.index("supersedes")
         successors = {}
         for i, rec in enumerate(records):
             if rec[3] and rec[2] != "superseded":
-                for old in rec[11][_SUPERSEDES]:
+                for old in rec[11][supersedes]:
                     successors.setdefault(str(old).lstrip("#"), i)
         stats = (
             sum(r[8] for r in records),
@@ -254,6 +261,8 @@ class Part:
         if self._entries is not None:
             return self._entries[i]
         layer, path = self.origin
+        from ..store.entry import Entry  # imported when a block is rendered, not to score
+
         return tuple.__new__(Entry, self.record(i)[11] + (layer, Path(path)))
 
 

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..store.entry import Entry
 from .engine import Front, MemorySource, scored
 from .text import fold
 
 if TYPE_CHECKING:
     from ..settings import Settings
+    from ..store.entry import Entry
 
 EXCERPT_RADIUS = 60
 SUPERSEDED_FACTOR = 0.5
