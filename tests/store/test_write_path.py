@@ -287,3 +287,14 @@ def test_a_secret_as_rename_target_is_refused(mf: store.MemoryFile):
     with pytest.raises(SecretRejected, match="in new id"):
         mf.rename("plain", TOKEN)
     assert mf.path.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_as_memory_file_is_an_error_not_a_hang(tmp_path: Path):
+    fifo = tmp_path / "memory.agd"
+    os.mkfifo(fifo)
+    with pytest.raises(MemoryFileError, match="not a regular file"):
+        store.MemoryFile(fifo).save("x-project", "a", "x")
+    for apply in (False, True):
+        with pytest.raises(MemoryFileError, match="not a regular file"):
+            migrate_file(fifo, "refs", apply=apply)

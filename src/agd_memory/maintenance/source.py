@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import agd
-from agd.errors import AgdError
+from agd import files
+from agd.errors import AgdError, UnreadableFile
 from agd.model import Block, Document
 from agd.parser import normalise
 
@@ -66,14 +67,12 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: Path) -> SourceFile:
+        """Read a regular file only, bounded (a FIFO or a device given as FILE is an error,
+        not a hang)."""
         try:
-            text = read_text(path)
-        except FileNotFoundError:
-            raise MemoryFileError(f"{path}: no such memory file") from None
-        except UnicodeDecodeError as exc:
-            raise MemoryFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
-        except OSError as exc:
-            raise MemoryFileError(f"{path}: cannot read ({exc.strerror})") from None
+            text = files.read_text(path)
+        except UnreadableFile as exc:
+            raise MemoryFileError(f"{path}: cannot read: {exc.reason}") from None
         return cls.parse(path, text)
 
     def line_range(self, block: Block) -> tuple[int, int]:

@@ -565,6 +565,11 @@ class MemoryFile:
                     self._check_writable()
                     key, data = self._read()
                     raw = self._decode(data)
+                elif os.path.exists(self.path):  # a folder, FIFO or device
+                    raise MemoryFileError(
+                        f"memory file {self.path} is not a regular file; point it at a file. "
+                        "Nothing was written."
+                    )
                 text, doc, result = step(raw, key)
                 if text is None or doc is None:
                     return result, None
