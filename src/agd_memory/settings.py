@@ -97,6 +97,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
     Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
     Variable("AGD_DISTILL_KEYS_PER_SESSION", "distill_keys_per_session", int, 20, "older entries without search keys given keys after each distilled session (0: off)"),
+    Variable("AGD_CONSOLIDATE_EVERY_DAYS", "consolidate_every_days", float, 7.0, "automatic consolidation at most once per this many days (0: off)"),
+    Variable("AGD_CONSOLIDATE_MIN_NEW", "consolidate_min_new", int, 20, "new entries since the last pass that make an automatic one due"),
+    Variable("AGD_CONSOLIDATE_CHUNK_TOKENS", "consolidate_chunk_tokens", int, 12000, "entries sent to one consolidation call, tokens"),
 )
 # fmt: on
 
@@ -162,6 +165,9 @@ class Settings:
     distill_claude: str
     distill_excerpt_chars: int
     distill_keys_per_session: int
+    consolidate_every_days: float
+    consolidate_min_new: int
+    consolidate_chunk_tokens: int
 
     data_dir: Path
     """Plugin data folder (`debuglog.data_dir_from`): `CLAUDE_PLUGIN_DATA`, else `$XDG_DATA_HOME/agd-memory`, else `~/.local/share/agd-memory`.
@@ -216,13 +222,14 @@ class Settings:
         config = read_config(config_file)
         if not config and not os.path.lexists(config_file):
             config = migrate_legacy(env, config_file)
+        options = plugin_options(env)
         values: dict[str, object] = {}
         sources: dict[str, str] = {}
         for var in VARIABLES:
-            option = env.get(OPTION_PREFIX + option_key(var.name).upper(), "")
+            option = options.get(option_key(var.name))
             if var.name in env:
                 raw, source = env[var.name], "environment"
-            elif option.strip() and var.name in USER_CONFIG:
+            elif option is not None and str(option).strip():
                 raw, source = option, "userConfig"
             elif var.name in config:
                 raw, source = config[var.name], "config file"
@@ -346,6 +353,33 @@ def _create_config(path: Path, data: Mapping[str, object]) -> bool:
     finally:
         staging.unlink(missing_ok=True)
     return True
+
+
+def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
+    """The plugin options (`userConfig`) set for agd-memory, by key. Claude Code exports them
+    to hooks and the MCP server (`CLAUDE_PLUGIN_OPTION_<KEY>`, with `CLAUDE_PLUGIN_ROOT`);
+    a shell, or a skill's command, has neither, and reads them where Claude Code keeps
+    them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings."""
+    keys = [option_key(name) for name in USER_CONFIG]
+    if env.get("CLAUDE_PLUGIN_ROOT") or any(k.startswith(OPTION_PREFIX) for k in env):
+        found = {key: env.get(OPTION_PREFIX + key.upper()) for key in keys}
+        return {key: value for key, value in found.items() if value is not None}
+    path = claude_dir_from(env) / "settings.json"
+    if not os.path.lexists(path):
+        return {}
+    configs = (read_json_object(path, "plugin options") or {}).get("pluginConfigs")
+    if not isinstance(configs, dict):
+        return {}
+    ids = sorted(
+        (k for k in configs if str(k).startswith("agd-memory@")),
+        key=lambda k: (k.endswith("@inline"), k),
+    )
+    for plugin_id in ids:
+        entry = configs[plugin_id]
+        options = entry.get("options") if isinstance(entry, dict) else None
+        if isinstance(options, dict):
+            return {key: options[key] for key in keys if key in options}
+    return {}
 
 
 def read_config(path: Path) -> dict[str, object]:

@@ -154,6 +154,24 @@ def test_show_names_the_source_of_each_value(
     assert "langs: en [environment (AGD_RECALL_LANGS)]" in out
 
 
+def test_a_shell_sees_the_plugin_options_claude_code_stored(capsys, env) -> None:
+    """A skill's command runs without Claude Code's hook variables: the options come from
+    `pluginConfigs` in the user's settings, as the hooks get them."""
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    stored = {
+        "agd-memory@inline": {"options": {"recall_langs": "de"}},
+        "agd-memory@agd-memory": {"options": {"recall_langs": "en,it", "distill_disabled": True}},
+        "other@agd-memory": {"options": {"recall_langs": "fr"}},
+    }
+    settings.write_text(json.dumps({"pluginConfigs": stored}), encoding="utf-8")
+    _, out, _ = run(capsys, "config", "show")
+    assert "langs: en,it [userConfig (recall_langs)]" in out
+    assert "  AGD_DISTILL_DISABLED=True  [userConfig (distill_disabled)]" in out
+    _, _, err = run(capsys, "config", "set", "fr")
+    assert "the plugin option recall_langs (userConfig) is set and wins" in err
+
+
 def test_stopwords_file(capsys, env, config_file: Path) -> None:
     sw = env.root / "sw.txt"
     sw.write_text("foo\n", encoding="utf-8")

@@ -138,6 +138,4 @@ def _show(settings: Settings) -> int:
         print(f"  {var.name}={shown}  [{_source(settings, var)}]  {var.help}")
     options = ", ".join(option_key(name) for name in USER_CONFIG)
     print(f"plugin options (userConfig, set in Claude Code's /plugin): {options}")
-    if settings.plugin_root is None:
-        print("  (run from a shell: this process does not see their values; hooks do)")
     return 0
