@@ -20,7 +20,8 @@ Blocks without an id are matched by their text. Order: the blocks both sides hol
 are anchors, each block only one side holds follows the anchor it followed on that
 side, and when both sides put blocks after one anchor the two runs are ordered by
 their ids; a derived block follows the block it was split from. `refs` and
-`supersedes` ids of blocks the merge removed are dropped (and reported). The output
+`supersedes` ids of a block one side renamed are pointed at the new id; ids of blocks
+the merge removed are dropped (both reported). The output
 is canonical AGD and, the tie rule included, the same whichever side is "ours".
 
 A side that does not parse raises `MergeError` (naming the side): the caller must
@@ -30,12 +31,11 @@ not write anything, so git reports a normal conflict instead of a half-merged fi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from typing import NamedTuple
 
 from .errors import AgdError
 from .model import Block, Document
-from .refs import parse_ids
+from .refs import format_ids, parse_ids
 from .serializer import serialize, serialize_block
 
 __all__ = ["merge", "merge_documents", "MergeResult", "Note", "MergeError"]
@@ -60,7 +60,7 @@ class Note(NamedTuple):
     """One decision of the merge a person may want to look at."""
 
     rule: str
-    """`both-added`, `changed-both`, `deleted-changed` or `dropped-ref`."""
+    """`both-added`, `changed-both`, `deleted-changed`, `renamed-ref` or `dropped-ref`."""
     id: str
     """The block id the note is about."""
     detail: str
@@ -136,7 +136,9 @@ def merge_documents(base: Document | None, ours: Document, theirs: Document) -> 
         blocks.append(kept[key])
         if key in derived:
             blocks.append(derived[key])
-    blocks = _drop_dangling(blocks, {k[1] for k in (*(b or {}), *o, *t) if k[0] == "id"}, notes)
+    renamed = _renames(b, o, t) if b is not None else {}
+    known = {k[1] for k in (*(b or {}), *o, *t) if k[0] == "id"}
+    blocks = _repoint_edges(blocks, known, renamed, notes)
     doc = Document(blocks)
     return MergeResult(serialize(doc), doc, tuple(notes))
 
@@ -205,16 +207,35 @@ def _with_edge(block: Block, attr: str, target: str) -> Block:
     ids = parse_ids(block.attrs.get(attr)) if attr in block.attrs else []
     if target in ids:
         return block
-    return block.copy(attrs=dict(block.attrs, **{attr: _edge_value([*ids, target])}))
+    return block.copy(attrs=dict(block.attrs, **{attr: format_ids([*ids, target])}))
 
 
-def _edge_value(ids: Iterable[str]) -> str:
-    return ",".join(f"#{i}" for i in ids)
+def _renames(base: dict[Key, Block], *sides: dict[Key, Block]) -> dict[str, str]:
+    """old id -> new id for each block a side renamed: gone from that side, and a block
+    new on that side equal to it but for the id. When both sides renamed one block, the
+    smaller new id (the result is the same whichever side is ours)."""
+    out: dict[str, str] = {}
+    for side in sides:
+        gone = [k for k in base if k[0] == "id" and k not in side]
+        if not gone:
+            continue
+        added: dict[str, str] = {}
+        for k, bl in side.items():
+            if k[0] == "id" and k not in base:
+                added.setdefault(serialize_block(bl.copy(id=None)), k[1])
+        for k in gone:
+            new = added.get(serialize_block(base[k].copy(id=None)))
+            if new is not None:
+                out[k[1]] = min(new, out.get(k[1], new))
+    return out
 
 
-def _drop_dangling(blocks: list[Block], known: set[str], notes: list[Note]) -> list[Block]:
-    """`refs`/`supersedes` ids of blocks some version had and the merge removed are dropped;
-    ids no version ever had are left alone (they were dangling before the merge)."""
+def _repoint_edges(
+    blocks: list[Block], known: set[str], renamed: dict[str, str], notes: list[Note]
+) -> list[Block]:
+    """`refs`/`supersedes` ids of blocks the merge removed: pointed at the new id when the
+    block was renamed on one side (the other side may have cited the old id meanwhile),
+    else dropped. Ids no version had are left alone (they were dangling already)."""
     present = {bl.id for bl in blocks if bl.id is not None}
     gone = known - present
     if not gone:
@@ -229,16 +250,22 @@ def _drop_dangling(blocks: list[Block], known: set[str], notes: list[Note]) -> l
             if not gone.intersection(ids):
                 continue
             attrs = dict(attrs)
-            kept = [i for i in ids if i not in gone]
-            if kept:
-                attrs[attr] = _edge_value(kept)
-            else:
-                del attrs[attr]
+            kept = []
             for i in ids:
-                if i in gone:
+                if i not in gone:
+                    kept.append(i)
+                elif renamed.get(i) in present:
+                    kept.append(renamed[i])
+                    notes.append(Note("renamed-ref", bl.id or "", f"{attr} #{i} now #{renamed[i]}"))
+                else:
                     notes.append(
                         Note("dropped-ref", bl.id or "", f"{attr} #{i} removed by the merge")
                     )
+            kept = list(dict.fromkeys(kept))
+            if kept:
+                attrs[attr] = format_ids(kept)
+            else:
+                del attrs[attr]
         out.append(bl if attrs is bl.attrs else bl.copy(attrs=attrs))
     return out
 

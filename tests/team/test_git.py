@@ -152,3 +152,21 @@ def test_a_version_that_does_not_parse_is_an_ordinary_conflict(make_clone):
     assert "CONFLICT" in pulled.stdout + pulled.stderr
     assert "ours version does not parse" in pulled.stdout + pulled.stderr
     assert "@x-project [#broken]" in b.text()  # our version, untouched
+
+
+@pytest.mark.slow
+def test_a_rename_and_a_new_citation_of_the_old_id_stay_consistent(make_clone):
+    a = make_clone("a")
+    _base(a.memory())
+    a.commit("base")
+    a.git("push", "-q")
+    b = make_clone("b")
+    a.memory(A_DAY).rename("shared", "shared-fact")
+    a.commit("a renames")
+    a.git("push", "-q")
+    b.memory(B_DAY).save("x-project", "uses", "builds on the shared fact", refs=["shared"])
+    b.commit("b cites the old id")
+    b.git("pull", "-q", "--rebase")
+    blocks = b.blocks()
+    assert "shared" not in blocks and blocks["shared-fact"].value == "a fact both keep"
+    assert blocks["uses"].attrs["refs"] == "#shared-fact"

@@ -162,9 +162,11 @@ def documents(draw: st.DrawFn) -> Document:
 def edited(draw: st.DrawFn, base: Document) -> Document:
     kept = []
     for b in base.blocks:
-        action = draw(st.sampled_from(["keep", "keep", "delete", "edit"]))
+        action = draw(st.sampled_from(["keep", "keep", "delete", "edit", "rename"]))
         if action == "delete" and b.kind.startswith("x-"):
             continue
+        if action == "rename" and b.kind.startswith("x-"):
+            b = b.copy(id=f"{b.id}-{draw(st.sampled_from(['x', 'y']))}")
         if action == "edit" and b.kind.startswith("x-"):
             b = b.copy(value=draw(BODIES) + " edited", attrs=dict(b.attrs, updated=draw(DATES)))
         kept.append(b)
@@ -215,3 +217,13 @@ def test_no_added_or_edited_block_is_lost(t: tuple[str, str, str]):
 def test_a_block_changed_on_one_side_only_takes_that_change():
     ours = doc(entry("a", "A edited", "2026-01-05"), entry("b", "B"))
     assert both_ways(BASE, ours, BASE).text == ours
+
+
+def test_a_citation_of_a_block_the_other_side_renamed_follows_the_rename():
+    ours = doc(entry("a2", "A"), entry("b", "B"))  # ours renamed #a to #a2
+    theirs = doc(entry("a", "A"), entry("b", "B"), entry("c", "C", refs="#a,#b"))
+    result = both_ways(BASE, ours, theirs)
+    got = blocks(result.text)
+    assert "a" not in got and got["a2"].value == "A"
+    assert got["c"].attrs["refs"] == "#a2,#b"
+    assert [n.rule for n in result.notes] == ["renamed-ref"]
