@@ -27,11 +27,11 @@ def temp_prefix(target: Path) -> str:
     return f".{target.name}."
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+def write_atomic(path: str | os.PathLike[str], text: str, *, mode: int = DEFAULT_MODE) -> None:
     """Write `text` (UTF-8, newlines untouched) to `path` atomically.
 
-    The file keeps its current permission bits; a new file gets 0644 (`DEFAULT_MODE`,
-    subject to nothing: the umask does not apply to the rename).
+    The file keeps its current permission bits; a new file gets `mode` (0644 by
+    default, subject to nothing: the umask does not apply to the rename).
     Raises OSError when the folder is not writable; the target is then untouched.
     """
     import tempfile  # here, not at the top: it costs a hook that only reads ~5 ms to import
@@ -40,7 +40,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     try:
         current = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
-        current = DEFAULT_MODE
+        current = mode
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:

@@ -77,6 +77,7 @@ def test_a_symlinked_file_locked_as_save_locks_it_blocks_merge_apply(tmp_path: P
     real = tmp_path / "dotfiles" / "memory.agd"
     real.parent.mkdir()
     real.write_text(DEST, encoding="utf-8")
+    real.chmod(0o600)
     link = tmp_path / "project" / "memory.agd"
     link.parent.mkdir()
     link.symlink_to(real)
@@ -109,6 +110,7 @@ def test_a_symlinked_file_locked_as_save_locks_it_blocks_merge_apply(tmp_path: P
         "kept",
     ]
     assert (real.parent / "memory.agd.bak").read_text(encoding="utf-8") == DEST
+    assert (real.parent / "memory.agd.bak").stat().st_mode & 0o777 == 0o600, "as private"
     assert not (link.parent / "memory.agd.bak").exists()
 
 

@@ -576,8 +576,8 @@ class MemoryFile:
                 real = self.real_path
                 bak = self.backup_path if backup and raw is not None else None
                 try:
-                    if bak is not None and raw is not None:
-                        write_atomic(bak, raw)
+                    if bak is not None and raw is not None:  # as private as the file
+                        write_atomic(bak, raw, mode=stat.S_IMODE(os.stat(real).st_mode))
                     write_atomic(real, text)
                 except OSError as exc:
                     raise MemoryFileError(
