@@ -13,7 +13,8 @@ The driver command is a small launcher script in the plugin data folder, not the
 of this checkout: Claude Code installs each plugin version in a folder of its own and
 removes old ones, so a path written into `.git/config` would break at the first update.
 The launcher looks for `agd-memory` when git runs it: the checkout that wrote it, else
-the newest copy in Claude Code's plugin cache, else `agd-memory` on PATH. When none is
+the most recently installed copy in Claude Code's plugin cache (`ls -t`: version folders
+do not sort by name), else `agd-memory` on PATH. When none is
 found it exits 1, which git reports as an ordinary conflict (nothing is lost). The data
 folder stays put across updates, and `team init` rewrites the launcher when it differs.
 """
@@ -90,8 +91,8 @@ def launcher_text(plugin_root: Path = PLUGIN_ROOT) -> str:
         "#!/bin/sh\n"
         "# git's merge driver for the agd-memory team file, written by `agd-memory team init`.\n"
         "# It finds agd-memory when git runs it, so a plugin update or move keeps merges working.\n"
-        f'for cmd in {first} $(ls -d "$HOME"/.claude/plugins/cache/*/agd-memory/*/bin/agd-memory'
-        " 2>/dev/null | sort -r); do\n"
+        f'for cmd in {first} $(ls -dt "$HOME"/.claude/plugins/cache/*/agd-memory/*/bin/agd-memory'
+        " 2>/dev/null); do\n"
         '    [ -x "$cmd" ] && exec "$cmd" merge-driver "$@"\n'
         "done\n"
         'command -v agd-memory >/dev/null 2>&1 && exec agd-memory merge-driver "$@"\n'
