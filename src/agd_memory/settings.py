@@ -7,8 +7,8 @@ generated from it and `agd-memory config show` prints it.
 
 Precedence: the environment variable, then the plugin option of the same name
 (`userConfig` in `.claude-plugin/plugin.json`, which Claude Code exports to hooks
-and the MCP server as `CLAUDE_PLUGIN_OPTION_<NAME>`; `USER_CONFIG` lists them),
-then the config file, then the default.
+and the MCP server as `CLAUDE_PLUGIN_OPTION_<NAME>` and a shell reads from Claude
+Code's user settings; `USER_CONFIG` lists them), then the config file, then the default.
 
 The config file is `<Claude config dir>/agd-memory/config.json` (`CLAUDE_CONFIG_DIR`,
 else `~/.claude`): the same file for the CLI in a shell, the skills, the hooks and the
