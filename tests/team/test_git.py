@@ -170,3 +170,34 @@ def test_a_rename_and_a_new_citation_of_the_old_id_stay_consistent(make_clone):
     blocks = b.blocks()
     assert "shared" not in blocks and blocks["shared-fact"].value == "a fact both keep"
     assert blocks["uses"].attrs["refs"] == "#shared-fact"
+
+
+@pytest.mark.slow
+def test_three_clones_and_a_criss_cross_merge_converge(make_clone):
+    a = make_clone("a")
+    _base(a.memory())
+    a.commit("base")
+    a.git("push", "-q")
+    b, c = make_clone("b"), make_clone("c")
+    for clone, day in ((a, "2026-02-01"), (b, "2026-02-02"), (c, "2026-02-03")):
+        clone.memory(day).save("x-project", "edited", f"{clone.path.name}'s wording")
+        clone.memory(day).save("x-project", f"from-{clone.path.name}", "a fact of its own")
+        clone.commit(f"{clone.path.name} edits")
+    # a and b each merge the other's commit on their own: the later merge is criss-cross
+    a.git("fetch", "-q", str(b.path), "main:b-main")
+    b.git("fetch", "-q", str(a.path), "main:a-main")
+    a.git("merge", "-q", "--no-edit", "b-main")
+    b.git("merge", "-q", "--no-edit", "a-main")
+    a.git("push", "-q")
+    b.git("pull", "-q", "--no-rebase", "--no-edit")
+    b.git("push", "-q")
+    c.git("pull", "-q", "--rebase")
+    c.git("push", "-q")
+    a.git("pull", "-q")
+    b.git("pull", "-q")
+    assert a.text() == b.text() == c.text()
+    blocks = c.blocks()
+    assert blocks["edited"].value == "c's wording"  # the latest day
+    kept = {bl.value for bl in blocks.values() if bl.kind.startswith("x-")}
+    assert {"a's wording", "b's wording"} <= kept
+    assert {"from-a", "from-b", "from-c"} <= set(blocks)
