@@ -174,6 +174,36 @@ PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
         ("Sentry token", ("sntry",), r"\bsntry[su]_[A-Za-z0-9+/=_\-]{40,}"),
         ("Square token", ("sq0",), r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
         ("Telegram bot token", (":AA",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _NB),
+        ("Atlassian API token", ("ATATT3",), r"\bATATT3[A-Za-z0-9_\-=]{150,}"),
+        ("New Relic key", ("NRAK-",), r"\bNRAK-[A-Z0-9]{27}\b"),
+        ("Mailchimp API key", ("-us",), r"\b[0-9a-f]{32}-us\d{1,2}\b"),
+        ("Alibaba Cloud access key id", ("LTAI",), r"\bLTAI[A-Za-z0-9]{20}\b"),
+        ("Facebook access token", ("EAA",), r"\bEAA[A-Za-z0-9]{90,}"),
+        ("Dropbox token", ("sl.",), r"\bsl\.[A-Za-z0-9_\-]{130,}"),
+        ("Netlify token", ("nfp_",), r"\bnfp_[A-Za-z0-9]{36}\b"),
+        ("Fly.io token", ("fo1_",), r"\bfo1_[A-Za-z0-9_\-]{43}" + _NB),
+        ("Pulumi token", ("pul-",), r"\bpul-[a-f0-9]{40}\b"),
+        (
+            "Terraform Cloud token",
+            (".atlasv1.",),
+            r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{60,}",
+        ),
+        (
+            "private key",  # base64 of a PEM private key: kubeconfig `client-key-data`
+            ("LS0tLS1CRUdJTi",),
+            r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/]*?(?:UFJJVkFURSBLRV|BSSVZBVEUgS0V|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
+        ),
+        ("private key", ("Private-Lines:",), r"Private-Lines: \d+\r?\n[A-Za-z0-9+/=\r\n]{16,}"),
+        (
+            "password on a command line",  # `mysql -pSECRET` (a bare `-p` prompts), `sshpass -p SECRET`
+            ("mysql", "sshpass"),
+            r"\b(?:mysql(?:dump|admin)?\b[^\n]*?\s-p|sshpass\s+-p\s*)[\"']?(?P<v>[^\s\"'\-][^\s\"']{3,})",
+        ),
+        (
+            "password on a command line",
+            ("-u ", "--user"),
+            r"(?<!\S)(?:-u|--user)\s+[\"']?(?P<u>[^\s:\"']+):(?P<v>[^\s\"']{4,})",
+        ),
         (
             "JSON web token",
             ("eyj",),
@@ -208,7 +238,7 @@ _PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ),
         (
             ("ssh-", "ecdsa-"),
-            r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+aaaa[a-z0-9+/]+={0,3}",
+            r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)(?:-cert-v01@openssh\.com)?\s+aaaa[a-z0-9+/]+={0,3}",
         ),
         (
             ("sha1", "sha2", "sha3", "sha5", "md5", "h1:", "h1-"),
@@ -216,6 +246,10 @@ _PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ),
         (("data:",), r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w.=\-]+)*;base64,[a-z0-9+/]+={0,2}"),
         (("pk_",), r"pk_(?:live|test)_[a-z0-9]+"),
+        (  # base64 of a PNG, JPEG, GIF, PDF, gzip or zip file: data, not a credential
+            ("ivborw0kggo", "/9j/", "r0lgod", "jvberi0", "h4si", "uesdb"),
+            r"(?:ivborw0kggo|/9j/|r0lgod|jvberi0|h4si|uesdb)[a-z0-9+/]{16,}={0,2}",
+        ),
     )
 )
 
@@ -224,7 +258,7 @@ _PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
 # checked by `_credential_name`). `key:value` with no space is a namespaced name
 # (`arn:...:secret:prod/db`), not an assignment.
 _ASSIGNMENT = re.compile(
-    r"(?:pass|pw|secret|token|key|cred|auth)[\w.\-]*"
+    r"(?:pass|pw|secret|token|key|cred|auth|pat)[\w.\-]*"
     r"(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+))"
 )
@@ -234,7 +268,7 @@ _ALL_HINTS = {h for _, hints, _, _ in PATTERNS for h in hints} | {
 _FOLDED_HINTS = tuple(sorted(h for h in _ALL_HINTS if h.islower()))  # looked for in lower case
 _EXACT_HINTS = tuple(sorted(h for h in _ALL_HINTS if not h.islower()))  # looked for as written
 
-_ASSIGNMENT_STEMS = ("pass", "pw", "secret", "token", "key", "cred", "auth")
+_ASSIGNMENT_STEMS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "pat")
 _NAME_END = re.compile(r"[\w.\-]*")
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CREDENTIAL_PARTS = frozenset(
@@ -250,6 +284,7 @@ _CREDENTIAL_PARTS = frozenset(
         "apikey",
         "credential",
         "credentials",
+        "pat",
         "creds",
         "auth",
         "authtoken",
@@ -350,7 +385,7 @@ _WINDOW = 48
 
 _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-_TOKEN = re.compile(r"[A-Za-z0-9+/_\-=]{32,}")
+_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,3}")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:<[^>]*>|\$.*|%[A-Za-z_]+%|\{.*\}|[x*.\-]+|"
     r"none|null|nil|true|false|undefined|redacted|\[redacted[^\]]*\]|changeme|change[_-]me|"
@@ -499,7 +534,9 @@ def _excerpt(text: str, match_start: int, start: int, end: int) -> str:
 
 def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
     """`ghp_xxxx…`, `AKIAXXXX…`, a URL's `user:password@`: documentation, not a secret."""
-    if kind == "password in a URL":
+    if "v" in m.re.groupindex and m.group("v").startswith("[REDACTED:"):
+        return True  # what `redact` left
+    if "u" in m.re.groupindex:  # `user:password`: a URL, `curl -u`
         user, password = m.group("u"), m.group("v")
         return password == user or bool(_PLACEHOLDER.match(password))
     if kind == "basic auth credentials":

@@ -5,10 +5,13 @@ benchmarks/secrets.py.
 The files hold templates, not credentials: `«class:n»` becomes n characters drawn from a
 generator seeded by the entry's title, so the values are stable, random-looking and fake,
 and no scanner (GitHub push protection, gitleaks) ever sees a token-shaped string in git.
+`«pem64:LABEL:n»` is the base64 of a PEM block of that label with n random characters in
+it, as a kubeconfig holds them.
 """
 
 from __future__ import annotations
 
+import base64
 import random
 import re
 import string
@@ -28,7 +31,7 @@ CLASSES = {
     "url": string.ascii_letters + string.digits + "_-",
     "bech": "023456789ACDEFGHJKLMNPQRSTUVWXYZ",
 }
-_SLOT = re.compile(r"«([a-z0-9]+):(\d+)»")
+_SLOT = re.compile(r"«([a-z0-9]+):(?:([A-Z ]+):)?(\d+)»")
 
 
 class Entry(NamedTuple):
@@ -59,5 +62,13 @@ def load(name: str) -> list[Entry]:
 
 def _entry(title: str, lines: list[str]) -> Entry:
     rng = random.Random(title)
-    text = _SLOT.sub(lambda m: "".join(rng.choices(CLASSES[m[1]], k=int(m[2]))), "\n".join(lines))
-    return Entry(title, text)
+
+    def fill(m: re.Match[str]) -> str:
+        kind, label, n = m[1], m[2], int(m[3])
+        if kind == "pem64":
+            body = "".join(rng.choices(CLASSES["b64"], k=n))
+            pem = f"-----BEGIN {label}-----\n{body}\n-----END {label}-----\n"
+            return base64.b64encode(pem.encode()).decode()
+        return "".join(rng.choices(CLASSES[kind], k=n))
+
+    return Entry(title, _SLOT.sub(fill, "\n".join(lines)))
