@@ -25,9 +25,12 @@ def _fresh() -> None:
 
 
 def cache_files(settings) -> list[Path]:
-    """Recall's own cache files (the store's entry rows aside)."""
+    """Recall's own cache files (the store's entry rows aside); none is an error, so a
+    test that damages them cannot pass by damaging nothing."""
     found = (Path(settings.data_dir) / "cache").glob("*.cache")
-    return sorted(p for p in found if not p.name.startswith("entries-"))
+    files = sorted(p for p in found if not p.name.startswith("entries-"))
+    assert files, f"no recall cache file in {settings.data_dir}"
+    return files
 
 
 def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings) -> None:
