@@ -72,6 +72,8 @@ class SourceFile:
         try:
             text = files.read_text(path)
         except UnreadableFile as exc:
+            if not path.exists():
+                raise MemoryFileError(f"{path}: no such memory file") from None
             raise MemoryFileError(f"{path}: cannot read: {exc.reason}") from None
         return cls.parse(path, text)
 

@@ -105,7 +105,6 @@ def normalize_desc(desc: str) -> str:
     return re.sub(r"\s*[\r\n]+\s*", " ", desc).strip()
 
 
-
 def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool = False) -> str:
     """Search keys as stored: `keys="a, b c, d"`: lowercase, one line each, no empty
     or repeated key, at most `MAX_KEYS`; `""` or `[]` gives "" (clear). A key cannot
