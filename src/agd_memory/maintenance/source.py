@@ -8,6 +8,7 @@ line ranges only. Everything outside the edited lines stays byte-for-byte.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,7 +73,7 @@ class SourceFile:
         try:
             text = files.read_text(path)
         except UnreadableFile as exc:
-            if not path.exists():
+            if not os.path.lexists(path):  # os.path never raises (a name too long, a loop)
                 raise MemoryFileError(f"{path}: no such memory file") from None
             raise MemoryFileError(f"{path}: cannot read: {exc.reason}") from None
         return cls.parse(path, text)
