@@ -201,3 +201,19 @@ def test_three_clones_and_a_criss_cross_merge_converge(make_clone):
     kept = {bl.value for bl in blocks.values() if bl.kind.startswith("x-")}
     assert {"a's wording", "b's wording"} <= kept
     assert {"from-a", "from-b", "from-c"} <= set(blocks)
+
+
+@pytest.mark.slow
+def test_markers_committed_by_a_clone_without_the_driver_are_merged_away(make_clone):
+    a, b = make_clone("a"), make_clone("b")
+    a.memory().save("x-project", "n1", "from a")
+    a.commit("a")
+    a.git("push", "-q")
+    marked = "@x-project [#body]\n~~~\n<<<<<<< HEAD\nmine\n=======\nyours\n>>>>>>> other\n~~~\n"
+    b.team_file.write_text(b.text() + "\n" + marked)
+    b.commit("a line merge left markers inside a body")
+    b.git("pull", "-q", "--no-rebase", "--no-edit")
+    blocks = b.blocks()  # no markers, parses
+    assert blocks["n1"].value == "from a"
+    bodies = {bl.value for i, bl in blocks.items() if i == "body" or i.startswith("body-")}
+    assert bodies == {"mine", "yours"}

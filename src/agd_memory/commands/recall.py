@@ -12,7 +12,7 @@ from ..settings import VARIABLES, Settings
 from .args import emit_json, verb_parser
 
 
-def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
+def _memory_files(settings: Settings, file_args: list[str] | None, scope: str = "all") -> list[Any]:
     """`--file F` (repeatable; the first is the project layer) or the resolved layers."""
     from ..store import MemoryFile, open_files
 
@@ -26,7 +26,7 @@ def _memory_files(settings: Settings, file_args: list[str] | None) -> list[Any]:
         return out
     from .. import paths
 
-    return open_files(paths.resolve(settings).select("all"), settings)
+    return open_files(paths.resolve(settings).select(scope), settings)
 
 
 # ---------------------------------------------------------------- recall
@@ -98,12 +98,22 @@ def search(argv: list[str]) -> int:
     p.add_argument("--kind", help="only this kind, e.g. x-project or project")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--file", action="append", help="memory file (repeat: project, then global)")
+    p.add_argument(
+        "--scope",
+        default="all",
+        choices=["all", "team", "project", "global"],
+        help="layer (default all)",
+    )
     args = p.parse_args(argv)
     if args.limit < 1:
         raise UserError("--limit must be 1 or more")
     settings = Settings.load()
     hits = ranked.search(
-        args.query, _memory_files(settings, args.file), settings, kind=args.kind, limit=args.limit
+        args.query,
+        _memory_files(settings, args.file, args.scope),
+        settings,
+        kind=args.kind,
+        limit=args.limit,
     )
     if args.json:
         emit_json([search_json(h) for h in hits])

@@ -79,7 +79,7 @@ def merge_driver(argv: list[str]) -> int:
 
     try:
         result = merge_versions(args.base, args.ours, args.theirs)
-    except MergeError as exc:
+    except (MergeError, UserError) as exc:
         raise UserError(f"{args.path}: {exc}; git leaves it as a conflict") from None
     for line in describe(result, args.path):
         print(line, file=sys.stderr)

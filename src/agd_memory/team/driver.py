@@ -3,7 +3,8 @@
 git writes the ancestor (`%O`), our version (`%A`) and theirs (`%B`) to temporary files
 and expects the result in `%A`, exit status 0 when merged. The merge is `agd.merge3`'s,
 by block id; the result replaces `%A` atomically, so an interrupted driver leaves git
-our version. When a version does not parse (a hand edit gone wrong, conflict markers
+our version. A version holding conflict markers is resolved region by region first
+(`markers.resolve_text`). When a version does not parse (a hand edit gone wrong, conflict markers
 committed by a clone without the driver), nothing is written and the exit status is 1:
 git then reports an ordinary conflict on the file, and `agd-memory team resolve` can
 merge its markers.
@@ -19,16 +20,22 @@ from agd.files import read_text
 from agd.merge3 import MergeResult, merge
 
 from ..errors import MemoryFileError
+from .markers import resolve_text
 
 MAX_BYTES = 64 * 1024 * 1024
 """The largest version the driver reads (a 10,000-entry file is ~3 MB)."""
 
 
 def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
-    """Merge the three files git hands over and write the result to `ours`."""
-    result = merge(
-        read_text(base, MAX_BYTES), read_text(ours, MAX_BYTES), read_text(theirs, MAX_BYTES)
-    )
+    """Merge the three files git hands over and write the result to `ours`. A version that
+    already holds conflict markers (committed by a clone without the driver; inside a fenced
+    body they even parse, as text) is first resolved region by region, as `team resolve`
+    would, so the markers do not travel on and neither side's blocks are lost."""
+    texts = []
+    for side, path in (("base", base), ("ours", ours), ("theirs", theirs)):
+        text = read_text(path, MAX_BYTES)
+        texts.append(resolve_text(text, f"the {side} version").text)
+    result = merge(*texts)
     try:
         write_atomic(ours, result.text)
     except OSError as exc:

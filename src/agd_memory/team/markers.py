@@ -96,48 +96,61 @@ class Resolved(NamedTuple):
     path: Path
     regions: int
     notes: tuple[str, ...]
+    text: str = ""
+    """The merged text."""
 
 
-def resolve(path: str | os.PathLike[str]) -> Resolved:
-    """Merge the conflict regions of `path` in place (see the module docstring)."""
-    from agd.atomic import write_atomic
+def resolve_text(text: str, where: str) -> Resolved:
+    """The marked `text` merged region by region (`regions` 0 and the text unchanged when it
+    has no markers). `UserError` naming `where` when a side does not parse."""
     from agd.errors import AgdError
-    from agd.files import read_text
-    from agd.lock import exclusive, locked_path, real_path
     from agd.merge3 import merge_documents
     from agd.parser import parse
 
-    from ..errors import MemoryFileError, UserError
+    from ..errors import UserError
+
+    if first_marker_line(text) is None:
+        return Resolved(Path(where), 0, (), text)
+    try:
+        sides = split_sides(text)
+    except ValueError as exc:
+        raise UserError(f"cannot resolve {where}: {exc}; fix the markers by hand") from None
+    docs = {}
+    for side in ("ours", "theirs", "base"):
+        version = getattr(sides, side)
+        if version is None:
+            continue
+        try:
+            docs[side] = parse(version)
+        except AgdError as exc:
+            if side == "base":
+                continue  # a broken ancestor: merge two-way, which drops nothing
+            raise UserError(
+                f"cannot resolve {where}: the {side} side of the conflict does not parse "
+                f"({exc}); fix that side by hand, then run `agd-memory team resolve` again"
+            ) from None
+    result = merge_documents(docs.get("base"), docs["ours"], docs["theirs"])
+    return Resolved(Path(where), sides.regions, tuple(n.detail for n in result.notes), result.text)
+
+
+def resolve(path: str | os.PathLike[str]) -> Resolved:
+    """Merge the conflict regions of `path` in place, under the store's lock, atomically."""
+    from agd.atomic import write_atomic
+    from agd.files import read_text
+    from agd.lock import exclusive, locked_path, real_path
+
+    from ..errors import MemoryFileError
     from .driver import MAX_BYTES
 
     target = Path(path)
     with exclusive(locked_path(target)):
-        text = read_text(target, MAX_BYTES)
-        if first_marker_line(text) is None:
-            return Resolved(target, 0, ())
+        resolved = resolve_text(read_text(target, MAX_BYTES), str(target))
+        if resolved.regions == 0:
+            return resolved
         try:
-            sides = split_sides(text)
-        except ValueError as exc:
-            raise UserError(f"cannot resolve {target}: {exc}; fix the markers by hand") from None
-        docs = {}
-        for side in ("ours", "theirs", "base"):
-            version = getattr(sides, side)
-            if version is None:
-                continue
-            try:
-                docs[side] = parse(version)
-            except AgdError as exc:
-                if side == "base":
-                    continue  # a broken ancestor: merge two-way, which drops nothing
-                raise UserError(
-                    f"cannot resolve {target}: the {side} side of the conflict does not parse "
-                    f"({exc}); fix that side by hand, then run `agd-memory team resolve` again"
-                ) from None
-        result = merge_documents(docs.get("base"), docs["ours"], docs["theirs"])
-        try:
-            write_atomic(real_path(target), result.text)
+            write_atomic(real_path(target), resolved.text)
         except OSError as exc:
             raise MemoryFileError(
                 f"cannot write {target}: {exc.strerror or exc}. Nothing was written."
             ) from None
-    return Resolved(target, sides.regions, tuple(n.detail for n in result.notes))
+    return resolved
