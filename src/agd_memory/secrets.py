@@ -215,6 +215,11 @@ PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
             r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
         ),
         (
+            "bearer token",  # GitHub's `Authorization: token ...`
+            ("authorization",),
+            r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?token\s+(?P<v>[A-Za-z0-9\-._~+/]{20,}={0,2})",
+        ),
+        (
             "bearer token",
             ("bearer",),
             r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9\-._~+/]*[0-9][A-Za-z0-9\-._~+/]*={0,2})",
@@ -259,8 +264,9 @@ _PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
 # (`arn:...:secret:prod/db`), not an assignment.
 _ASSIGNMENT = re.compile(
     r"(?:pass|pw|secret|token|key|cred|auth|pat)[\w.\-]*"
-    r"(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
-    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+))"
+    r"(?:>(?P<xml>[^<\n]+)</"  # <password>value</password>
+    r"|(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+)))"
 )
 _ALL_HINTS = {h for _, hints, _, _ in PATTERNS for h in hints} | {
     h for hints, _ in _PUBLIC for h in hints
@@ -286,10 +292,10 @@ _CREDENTIAL_PARTS = frozenset(
         "credentials",
         "pat",
         "creds",
-        "auth",
         "authtoken",
     }
 )
+_GLUED = ("password", "passwd", "secret", "token", "apikey")  # `PGPASSWORD`, `npmtoken`
 _KEY_QUALIFIERS = frozenset(
     {"api", "access", "secret", "private", "signing", "encryption", "master", "license", "app"}
 )
@@ -380,10 +386,17 @@ _WORD_STEMS = (
 )
 # (a value does not end with a full stop: `password.` ends a sentence)
 _WORD_VALUE = re.compile(r"(?<![\w+/.~\-])[\w+/.~\-&!@#%^*]{5,}[\w+/~\-&!@#%^*]={0,2}")
-_CONNECTOR = re.compile(r"(?i)[\s\"'`]*(?:(?:is|was|[:=])[\s\"'`]*)?")
+# What may stand between a password word and its value: `password hunter2`, `password is ...`,
+# `password for staging is ...`, `password: "..."`.
+_CONNECTOR = re.compile(
+    r"(?i)[\s\"'`]*(?:(?:(?:for|of|on)\s+(?:the\s+)?[\w.\-]+\s*)?(?:is|was|[:=])[\s\"'`]*)?"
+)
 _WINDOW = 48
 
 _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
+_CAMEL_CASE = re.compile(
+    r"[a-z]*(?:[A-Z]+[a-z]{2,})*[A-Z]*\d*"
+)  # `ApiKeyHeader`, `getHTTPResponse2`
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,3}")
 _PLACEHOLDER = re.compile(
@@ -440,12 +453,18 @@ def find(text: str) -> list[Finding]:
         if key_start and low[key_start - 1] == "$":
             continue  # `$password = ...` in shell or PHP reads a variable
         key = text[key_start : _NAME_END.match(low, m.start()).end()]
-        group = m.lastgroup or "bare"  # the value's group: dq, sq or bare
+        group = m.lastgroup or "bare"  # the value's group: xml, dq, sq or bare
         start, end = m.span(group)
         if group == "bare":
             while end > start and text[end - 1] in ".:":
                 end -= 1  # the end of a sentence: `Password: hunter2.`
-        if _credential_name(key) and _is_secret_value(text[start:end], quoted=group != "bare"):
+        strength = _credential_name(key)
+        value = text[start:end]
+        if (
+            strength
+            and _is_secret_value(value, quoted=group != "bare")
+            and (strength == "strong" or _random_looking(value, min_len=12))
+        ):
             add(ASSIGNMENT, start, end, key + "=…")
 
     for i in _occurrences(low, _WORD_STEMS):
@@ -549,13 +568,19 @@ def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
     return len(set(tail)) <= 3
 
 
-def _credential_name(key: str) -> bool:
+def _credential_name(key: str) -> str | None:
+    """`strong` for a name that says it holds a secret (`DB_PASS`, `clientSecret`, `api-key`,
+    `PGPASSWORD`), `weak` for one that only says auth or key (`auth: oauth2` and
+    `sort_key: created_at` are settings, `_auth=<base64>` and `OPENAI_KEY=<random>` secrets:
+    the value must look random), None for any other name."""
     parts = [p.lower() for p in _NAME_PART.findall(key)]
     if not parts or parts[-1] in _NOT_A_VALUE:
-        return False
-    if any(p in _CREDENTIAL_PARTS for p in parts):
-        return True
-    return any(a in _KEY_QUALIFIERS and b == "key" for a, b in zip(parts, parts[1:], strict=False))
+        return None
+    if any(p in _CREDENTIAL_PARTS or p.endswith(_GLUED) for p in parts) or any(
+        a in _KEY_QUALIFIERS and b == "key" for a, b in zip(parts, parts[1:], strict=False)
+    ):
+        return "strong"
+    return "weak" if "auth" in parts or parts[-1] == "key" else None
 
 
 def _is_secret_value(value: str, *, quoted: bool) -> bool:
@@ -576,14 +601,17 @@ def _is_secret_value(value: str, *, quoted: bool) -> bool:
         return False
     if re.fullmatch(r"[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+", v):
         return False  # a path: `secret/data/app`
+    if re.fullmatch(r"[A-Za-z]+", v):
+        return _random_looking(v, min_len=8)  # a name, unless random letters: `TZVLutwW`
     if re.fullmatch(r"[A-Za-z_\-]+", v) or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*", v):
-        return _random_looking(v)  # an identifier, unless it is random letters
+        return _random_looking(v)  # an identifier, unless it is random
     return not _words(v)
 
 
 def _words(v: str) -> bool:
     """`15-minute`, `AGE-SECRET-KEY-1`, `v2_final`: words and numbers joined, a name."""
-    return all(p.isalpha() or p.isdigit() for p in re.split(r"[\-_.]", v) if p)
+    parts = [p for p in re.split(r"[\-_.]", v) if p]
+    return len(parts) > 1 and all(p.isalpha() or p.isdigit() for p in parts)
 
 
 def _near_word_secret(value: str, gap: str, *, password: bool) -> bool:
@@ -612,15 +640,15 @@ def _near_word_kind(low: str, word: re.Match[str], value: re.Match[str]) -> str:
     return NEAR_WORD
 
 
-def _random_looking(token: str) -> bool:
+def _random_looking(token: str, min_len: int = 16) -> bool:
     """Mixed classes that switch often, as random strings do; names and paths switch rarely."""
     t = token.strip("=")
     mixed_case = re.search(r"[a-z]", t) and re.search(r"[A-Z]", t)
-    if len(t) < 16 or not (mixed_case or re.search(r"[0-9]", t)):
+    if len(t) < min_len or not (mixed_case or re.search(r"[0-9]", t)):
         return False
     if t.count("/") >= 2 and all(re.fullmatch(r"[a-z0-9._\-]*", p) for p in t.split("/")):
         return False  # a path
-    if _words(t):
+    if _words(t) or _CAMEL_CASE.fullmatch(t):
         return False
     words = sum(len(w) for w in re.findall(r"[A-Z]?[a-z]{4,}", t))
     if words * 2 > len(t):
