@@ -42,6 +42,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge": ("agd_memory.commands.maintenance:merge", "merge one memory file into another"),
     "doctor": ("agd_memory.commands.maintenance:doctor", "check memory files and the installation"),
     "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
+    "consolidate": (
+        "agd_memory.commands.consolidate:consolidate",
+        "merge duplicates, supersede contradictions, drop junk (claude -p)",
+    ),
     "team": ("agd_memory.commands.team:team", "share memory through git: team init, team resolve"),
     "merge-driver": ("agd_memory.commands.team:merge_driver", "git's merge driver for the team file"),
     "import": ("agd_memory.commands.import_memory:import_memory", "import Claude Code's auto memory"),

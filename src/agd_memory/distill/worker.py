@@ -84,6 +84,9 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
         finally:
             lockfile.release(lock)
         if not _pending_for(settings, memory):
+            # after the sessions and outside their lock: the pass writes through the
+            # store's lock and skips what a session changed meanwhile
+            _consolidate(settings, memory, say, sleep)
             return
 
 
@@ -102,6 +105,15 @@ def _pending_for(settings: Settings, memory: Path) -> list[tuple[Pending, object
         if lockfile.lock_key(path) == lockfile.lock_key(memory):
             found.append((pending, layers))
     return found
+
+
+def _consolidate(settings: Settings, memory: Path, say, sleep) -> None:  # type: ignore[no-untyped-def]
+    """The automatic consolidation pass over the project file, when it is due (never in a hook)."""
+    from .. import store
+    from . import consolidate
+
+    mf = store.MemoryFile(memory, layer="project", settings=settings)
+    consolidate.run_scheduled(settings, mf, log=say, sleep=sleep)
 
 
 def _one(settings: Settings, item: Pending, memory: Path, layers: object, say, sleep) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,184 @@
+"""`agd-memory consolidate` on a memory seeded with duplicates, contradictions and junk
+(`tests/data/consolidate/memory.agd`), the model side a fake `claude` answering from a
+recorded plan (`recorded.json`): what the model is sent, what the plan prints, what
+`--apply` leaves, and how a hostile answer is cut to the limits."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from consolidate_helpers import RECORDED, answer, blocks, unresolved
+
+from agd.refs import block_citations
+from agd.serializer import serialize_block
+from agd_memory import store
+from agd_memory.cli import main
+from agd_memory.distill import consolidate as cons
+
+SECRET = "ghp_4fT9xQ2LmZ8rW1vB7nK3pY6sD0aH5jE2cU9i"
+
+
+def test_the_recorded_plan_prints_as_a_diff_and_applies_losing_nothing_meant_to_stay(
+    env, fake_claude, memory, capsys
+) -> None:
+    original = memory.read_bytes()
+    before = blocks(memory)
+    assert unresolved(memory) == []
+    fake_claude.script(answer(RECORDED["answer"]["changes"]))
+    plan_file = env.root / "plan.json"
+
+    assert main(["consolidate", "--plan-out", str(plan_file)]) == 0
+    out = capsys.readouterr().out
+    assert memory.read_bytes() == original  # a plan is not an acceptance
+    assert "--- #hello-note\n+++ (deleted)" in out
+    assert "-@x-project created=2026-06-20 desc=stuff updated" in out
+    assert '+@x-project created=2026-06-20 desc="feature flags in LaunchDarkly' in out
+    assert "12 changes from 1 call" in out
+
+    assert main(["consolidate", "--from", str(plan_file), "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert len(fake_claude.calls()) == 1  # the reviewed plan was applied, not asked again
+    expected = RECORDED["expected"]
+    after = blocks(memory)  # parses
+    assert set(before) - set(after) == set(expected["deleted"])
+    assert set(after) <= set(before)
+    assert unresolved(memory) == []  # every id that is cited still resolves
+    now_superseded = {i for i, b in after.items() if b.attrs.get("status") == "superseded"}
+    assert now_superseded == set(expected["superseded"])
+    assert "superseded #junk-cited instead of deleting it: it is cited" in out
+    for block_id, desc in expected["descs"].items():
+        assert after[block_id].attrs["desc"] == desc
+    for block_id, refs in expected["refs"].items():
+        assert set(refs) <= set(block_citations(after[block_id]))
+    keeper = after["db-postgres"]
+    assert set(block_citations(keeper)) >= {"db-choice-postgres", "database-postgres-16"}
+    assert "PgBouncer" in keeper.value
+    assert (
+        after["db-choice-postgres"].value == before["db-choice-postgres"].value
+    )  # kept, only marked
+    changed = set(expected["deleted"]) | set(expected["superseded"]) | set(expected["descs"])
+    changed |= set(expected["refs"]) | {"db-postgres", "user-prefers-neovim", "run-tests-pytest"}
+    changed |= {"node-version-22", "deploy-flyio"}
+    for block_id in set(after) - changed:
+        assert serialize_block(after[block_id]) == serialize_block(before[block_id]), block_id
+    assert memory.with_name("memory.agd.bak").read_bytes() == original
+    assert "memory.agd.bak" in out
+
+
+def test_the_model_is_sent_active_entries_as_data_with_secrets_redacted_and_no_tools(
+    env, fake_claude, memory, capsys
+) -> None:
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    mf.save("x-project", "old-build", "Builds used Make.", desc="old build")
+    mf.save(
+        "x-project", "new-build", "Builds use just.", desc="new build", supersedes=["old-build"]
+    )
+    fake_claude.script(answer([]))
+    assert main(["consolidate"]) == 0
+    (call,) = fake_claude.calls()
+    sent, argv = call["stdin"], call["argv"]
+    assert argv[argv.index("--tools") + 1] == ""
+    assert "--safe-mode" in argv
+    assert not any("dangerously" in a or "permission" in a for a in argv)
+    schema = json.loads(argv[argv.index("--json-schema") + 1])
+    assert schema["properties"]["changes"]["maxItems"] == cons.MAX_CHANGES
+    assert SECRET not in sent and "ghp_" not in sent
+    assert sent.count("</entries>") == 1  # the pasted entry cannot close the list
+    assert sent.count("<entries>") == 1
+    assert 'id="pasted-instructions"' in sent
+    assert 'id="new-build"' in sent and 'id="old-build"' not in sent  # superseded: done
+    assert "nothing written" not in capsys.readouterr().out  # no changes, no dry-run line
+
+
+HOSTILE_MERGES = [
+    {"op": "merge", "id": "db-postgres", "others": ["x", "y", "z", "w"], "why": "four others"},
+] + [
+    {"op": "supersede", "id": keeper, "others": others, "why": "hostile"}
+    for keeper, others in [
+        ("money-decimal", ["celery-queues", "email-provider", "search-opensearch"]),
+        ("tenancy-schema", ["feature-export-csv", "logging-structlog", "billing-pdf"]),
+        ("api-pagination", ["api-rate-limits", "notes-api", "misc-1"]),
+        ("incident-2026-05", ["orm-sqlalchemy", "node-version-22", "deploy-flyio"]),
+        ("ci-pipeline", ["test-command", "run-tests-pytest", "small-prs"]),
+        ("user-timezone", ["user-language", "user-commit-style", "user-prefers-neovim"]),
+        ("no-mocks-db", ["ask-before-migrations", "hello-note", "user-editor-vim"]),
+        ("staging-url", ["grafana-dashboards", "secrets-vault", "design-docs"]),
+        ("runbook-db-failover", ["db-choice-postgres", "database-postgres-16", "node-version-18"]),
+        ("deploy-heroku", ["ghost-entry", "tmp-scratch"]),
+    ]
+]
+HOSTILE_DELETES = [
+    {"op": "delete", "id": i, "why": "hostile"}
+    for i in ("db-postgres", "deploy-heroku", "junk-cited", "db-choice-postgres", "never-shown")
+]
+
+
+@pytest.mark.parametrize("chunk_tokens", [12000, 600])
+def test_a_hostile_plan_is_cut_to_what_the_limits_allow(
+    env, fake_claude, memory, monkeypatch, capsys, chunk_tokens
+) -> None:
+    monkeypatch.setenv("AGD_CONSOLIDATE_CHUNK_TOKENS", str(chunk_tokens))
+    before = blocks(memory)
+    cited = {c for b in before.values() for c in block_citations(b) if c != b.id}
+    fake_claude.script(answer(HOSTILE_DELETES + HOSTILE_MERGES))  # every chunk answers the same
+    assert main(["consolidate", "--apply"]) == 0
+    err = capsys.readouterr().err
+    after = blocks(memory)
+    shown: dict[int, set[str]] = {}
+    for call in fake_claude.calls():
+        shown[call["n"]] = set(re.findall(r'<entry id="([^"]+)"', call["stdin"]))
+    if chunk_tokens < 1000:
+        assert len(shown) > 1
+        assert "not among the entries shown" in err
+    seen_anywhere = set().union(*shown.values())
+    active = [b for b in before.values() if b.kind.startswith("x-")]
+    newly = {
+        i
+        for i, b in after.items()
+        if b.attrs.get("status") == "superseded" and before[i].attrs.get("status") != "superseded"
+    }
+    deleted = set(before) - set(after)
+    assert len(newly) <= cons.MAX_SUPERSEDED
+    assert len(deleted) <= cons.MAX_DELETED
+    assert len(newly) + len(deleted) <= int(len(active) * cons.MAX_SHARE)
+    assert not deleted & cited  # a cited entry is superseded, never deleted
+    assert unresolved(memory) == []
+    assert (newly | deleted) <= seen_anywhere  # nothing the model was not shown
+    assert set(after) <= set(before)  # no ghost entry appears
+    assert after["db-postgres"].attrs.get("supersedes") is None  # four others: not believed
+    assert "names 4 ids (at most 3)" in err
+
+
+def test_a_plan_skips_what_changed_after_it_was_made(env, fake_claude, memory, capsys) -> None:
+    fake_claude.script(answer(RECORDED["answer"]["changes"]))
+    plan_file = env.root / "plan.json"
+    assert main(["consolidate", "--plan-out", str(plan_file)]) == 0
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    mf.save("x-project", "tmp-scratch", "Check the PgBouncer pool size after the May outage.")
+    mf.save("x-project", "misc-1", "Feature flags are in LaunchDarkly.", desc="my own desc")
+    capsys.readouterr()
+    assert main(["consolidate", "--from", str(plan_file), "--apply"]) == 0
+    out = capsys.readouterr().out
+    after = blocks(memory)
+    assert "tmp-scratch" in after and after["misc-1"].attrs["desc"] == "my own desc"
+    assert "skipped delete #tmp-scratch: #tmp-scratch changed since the plan was made" in out
+    assert "ran-tests-once" not in after  # the rest of the plan still applies
+
+
+def test_bad_input_is_one_line(env, fake_claude, memory, capsys) -> None:
+    bad = env.root / "bad.json"
+    bad.write_text('{"changes": 3}')
+    assert main(["consolidate", "--from", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agd-memory: --from ") and err.count("\n") == 1
+    fake_claude.script({"exit": 1, "stderr": "Error: invalid model"})
+    memory_before = memory.read_bytes()
+    assert main(["consolidate", "--apply"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert (
+        err.startswith("agd-memory: consolidate: the claude run failed")
+        and "nothing was written" in err
+    )
+    assert memory.read_bytes() == memory_before
