@@ -24,6 +24,14 @@ Key decisions:
 - Output is hook JSON (`hookSpecificOutput` with `hookEventName`), capped below
   Claude Code's 10,000-character limit, past which the text would be moved to a
   file and the model would see only a preview.
+- What the user must act on (a memory file that does not parse, a failed install)
+  is told to the user, not only to the model: any handler calls `notify_user(line)`
+  and `main` sends the lines as the hook output's `systemMessage`, which Claude
+  Code shows in the session and does not give the model. Notices are sent even
+  when the handler then fails open.
+- Text for the model is written as factual statements, never as instructions:
+  Claude Code's hooks docs warn that text framed as out-of-band commands can trip
+  the model's prompt-injection defences.
 """
 
 from __future__ import annotations
@@ -45,6 +53,9 @@ if TYPE_CHECKING:
 
 MAX_CONTEXT_CHARS = 9_500
 """Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
+
+MAX_NOTICE_CHARS = 2_000
+"""The user notices together: a few lines, far below Claude Code's cap on `systemMessage`."""
 
 USAGE = "usage: agd-memory hook session-start|prompt|session-end  (payload JSON on stdin)"
 
@@ -105,6 +116,28 @@ def parse_payload(raw: bytes) -> HookPayload:
             f"hook: stdin is JSON {type(data).__name__}, not an object; using an empty payload"
         )
     return normalize(data)
+
+
+# -- notices to the user ------------------------------------------------------------------
+
+_notices: list[str] = []
+
+
+def notify_user(line: str) -> None:
+    """Tell the user `line` in this hook's output (`systemMessage`: shown to the user,
+    not to the model). One line, saying what happened and what to do; a repeated line
+    is sent once. Call it from any handler, before or after its own work."""
+    line = " ".join(line.split())
+    if line and line not in _notices:
+        _notices.append(line)
+    debuglog.log(f"hook: user notice: {line}")
+
+
+def take_notices() -> list[str]:
+    """The notices queued so far, emptying the queue (`main` calls it once per run)."""
+    taken = list(_notices)
+    _notices.clear()
+    return taken
 
 
 # -- the layers a hook reads ------------------------------------------------------------
@@ -226,16 +259,31 @@ HANDLERS: dict[str, tuple[str, Callable[[HookPayload, Settings], str | None]]] =
 }
 
 
-def render_output(event_name: str, context: str) -> str:
-    """The hook JSON Claude Code reads: `hookSpecificOutput.additionalContext`, within the cap."""
+def render_output(event_name: str, context: str, notices: Sequence[str] = ()) -> str:
+    """The hook JSON Claude Code reads: `hookSpecificOutput.additionalContext` for the model
+    (within the cap) and `systemMessage` for the user; "" when there is neither."""
+    payload: dict[str, Any] = {}
+    if notices:
+        message = "\n".join(f"agd-memory: {n}" for n in notices)
+        if len(message) > MAX_NOTICE_CHARS:
+            message = message[: MAX_NOTICE_CHARS - 1] + "…"
+        payload["systemMessage"] = message
+    if context:
+        payload["hookSpecificOutput"] = {
+            "hookEventName": event_name,
+            "additionalContext": _capped(context),
+        }
+    return json.dumps(payload, ensure_ascii=False) if payload else ""
+
+
+def _capped(context: str) -> str:
     if len(context) > MAX_CONTEXT_CHARS:
         cut = context.rfind("\n", 0, MAX_CONTEXT_CHARS - 80)
         cut = cut if cut > 0 else MAX_CONTEXT_CHARS - 80
         context = (
             context[:cut] + "\n(agd-memory: context cut to fit the hook limit; use agd_memory_toc)"
         )
-    payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
-    return json.dumps(payload, ensure_ascii=False)
+    return context
 
 
 def main(argv: Sequence[str]) -> int:
@@ -250,6 +298,7 @@ def main(argv: Sequence[str]) -> int:
     verb = args[0]
     event_name, handler = HANDLERS[verb]
     output = ""
+    take_notices()  # a fresh queue: main may run more than once in a process (tests)
     try:
         settings = Settings.load()
         if settings.distill_guard:
@@ -258,13 +307,12 @@ def main(argv: Sequence[str]) -> int:
             return 0
         payload = parse_payload(sys.stdin.buffer.read())
         context = handler(payload, settings)
-        if context:
-            output = render_output(event_name, context)
+        output = render_output(event_name, context or "", take_notices())
     except KeyboardInterrupt:
         raise
     except (Exception, SystemExit) as exc:
         debuglog.log(f"hook {verb}: failed open: {type(exc).__name__}: {exc}")
-        return 0
+        output = render_output(event_name, "", take_notices())  # the user still hears
     if output:
         # Bytes, UTF-8: Claude Code reads UTF-8 whatever the hook's locale says.
         data = (output + "\n").encode("utf-8")
