@@ -182,3 +182,40 @@ def test_bad_input_is_one_line(env, fake_claude, memory, capsys) -> None:
         and "nothing was written" in err
     )
     assert memory.read_bytes() == memory_before
+
+
+def test_with_review_on_the_plan_waits_in_the_queue_until_accepted(
+    env, fake_claude, memory, monkeypatch, capsys
+) -> None:
+    from agd_memory.distill import review
+
+    monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
+    original = memory.read_bytes()
+    fake_claude.script(answer(RECORDED["answer"]["changes"]))
+    assert main(["consolidate"]) == 0
+    out = capsys.readouterr().out
+    assert memory.read_bytes() == original
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    (item,) = review.pending(mf)
+    assert item.op == "plan" and f"queued for review as {item.id}" in out
+    assert "--- #hello-note\n+++ (deleted)" in item.diff
+    assert main(["review", "accept", item.id]) == 0
+    after = blocks(memory)
+    assert "hello-note" not in after and after["misc-1"].attrs["desc"].startswith("feature flags")
+    assert unresolved(memory) == [] and review.pending(mf) == []
+    assert memory.with_name("memory.agd.bak").read_bytes() == original
+
+
+def test_an_automatic_pass_with_review_on_only_queues(
+    env, fake_claude, memory, monkeypatch
+) -> None:
+    from agd_memory.distill import review
+
+    monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
+    original = memory.read_bytes()
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    fake_claude.script(answer(RECORDED["answer"]["changes"]))
+    cons.run_scheduled(env.settings(), mf, log=lambda _: None, now=0.0)  # first seen
+    assert cons.run_scheduled(env.settings(), mf, log=lambda _: None, now=8 * 86400.0)
+    assert memory.read_bytes() == original
+    assert [i.op for i in review.pending(mf)] == ["plan"]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from .. import paths, store
 from ..distill import consolidate as cons
+from ..distill import review
 from ..errors import UserError
 from ..settings import Settings
 from ..store.rules import today
@@ -98,12 +99,14 @@ def consolidate(argv: Sequence[str]) -> int:
             f"{'call' if plan.chunks == 1 else 'calls' if plan.chunks else 'plan'}"
             + (f", ${plan.cost_usd:.4f} reported" if plan.cost_usd else "")
         )
-    if not args.apply:
-        if plan.changes and not args.json:
-            print("dry run: nothing written; --apply writes this plan")
-        return 0
-    for line in cons.accept(mf, plan, settings):
-        print(line)
+    if args.apply:
+        lines = cons.accept(mf, plan, settings, review_first=False)  # --apply is the acceptance
+    elif plan.changes and review.enabled(settings, mf.layer):
+        lines = cons.accept(mf, plan, settings)
+    else:
+        lines = ["dry run: nothing written; --apply writes this plan"] if plan.changes else []
+    for line in lines:
+        print(line, file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

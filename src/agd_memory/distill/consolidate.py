@@ -512,13 +512,27 @@ def run_scheduled(
     return None
 
 
-def accept(mf: object, plan: Plan, settings: Settings) -> list[str]:
-    """What happens to an accepted plan: the one seam between a plan and the file. It is
-    written (`apply`); the lines say what was done."""
+def accept(mf: object, plan: Plan, settings: Settings, *, review_first: bool = True) -> list[str]:
+    """What happens to a plan that is not only shown: the one seam between a plan and the
+    file. With review on for the layer (`review.enabled`) and `review_first`, it waits in
+    the review queue with its diff; else it is written (`apply`). The lines say what was done."""
     from ..store.rules import today
+    from . import review
 
     if not plan.changes:
         return ["nothing to change"]
+    if review_first and review.enabled(settings, mf.layer):  # type: ignore[attr-defined]
+        doc = mf.document()  # type: ignore[attr-defined]
+        shown = diff(doc, change_document(doc, plan, today(settings))[0])
+        got = review.enqueue(
+            mf, [review.Proposal.for_plan(plan.to_dict(), diff=shown)], source="consolidate"
+        )
+        said = [
+            f"queued for review as {item.id}: `agd-memory review` shows it, "
+            f"`agd-memory review accept {item.id}` writes it"
+            for item in got.added
+        ]
+        return said + [f"not queued: {why}" for _, why in got.dropped]
     said, bak = apply(mf, plan, today(settings))
     if bak is not None:
         said.append(f"the file before is in {bak}")
