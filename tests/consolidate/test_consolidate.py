@@ -219,3 +219,22 @@ def test_an_automatic_pass_with_review_on_only_queues(
     assert cons.run_scheduled(env.settings(), mf, log=lambda _: None, now=8 * 86400.0)
     assert memory.read_bytes() == original
     assert [i.op for i in review.pending(mf)] == ["plan"]
+
+
+def test_an_entry_the_same_plan_makes_cited_is_superseded_not_deleted(
+    env, fake_claude, memory, capsys
+) -> None:
+    fake_claude.script(
+        answer(
+            [
+                {"op": "delete", "id": "tmp-scratch", "why": "placeholder"},
+                {"op": "refs", "id": "api-pagination", "others": ["tmp-scratch"], "why": "related"},
+            ]
+        )
+    )
+    assert main(["consolidate", "--apply"]) == 0
+    after = blocks(memory)
+    assert after["tmp-scratch"].attrs["status"] == "superseded"
+    assert "tmp-scratch" in block_citations(after["api-pagination"])
+    assert unresolved(memory) == []
+    assert "superseded #tmp-scratch instead of deleting it: it is cited" in capsys.readouterr().out

@@ -28,13 +28,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agd.lines import is_identifier
-from agd.model import Block, Document
+from agd.model import FENCED, Block, Document
 from agd.refs import block_citations, cites, format_ids, parse_ids
 from agd.serializer import serialize_block
 
 from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
+from ..store.rules import normalize_body
 from .proposals import _field  # one reader of an answer's text fields
 from .schema import DESC_CHARS, ID_CHARS, list_answer, text
 
@@ -144,7 +145,7 @@ def render(block: Block) -> str:
     tag = [f'id="{block.id}"', f'kind="{block.kind}"']
     for name in ("created", "updated", "status"):
         if attrs.get(name):
-            tag.append(f'{name}="{_neutral(str(attrs[name]))}"')
+            tag.append(f'{name}="{_neutral(str(attrs[name])).replace(chr(34), chr(39))}"')
     refs = parse_ids(attrs.get("refs"))
     if refs:
         tag.append(f'refs="{" ".join(refs)}"')
@@ -218,7 +219,7 @@ def validate(raw: object, shown: Iterable[str]) -> tuple[Change, list[str]]:
     if len(desc) > DESC_CHARS:
         desc = desc[: DESC_CHARS - 1].rstrip() + "…"
         notes.append("desc clipped")
-    body = _field(raw, "body").strip()
+    body = normalize_body(_field(raw, "body")).strip()
     if len(body) > BODY_CHARS:
         raise UserError(f"the body is {len(body)} characters (at most {BODY_CHARS})")
     if op == "desc" and not desc:
@@ -339,7 +340,7 @@ def change_document(doc: Document, plan: Plan, today: str) -> tuple[Document, li
         stale = [
             i
             for i in ids
-            if i not in index or i in doomed or fingerprint(blocks[index[i]]) != plan.seen.get(i)
+            if i not in index or fingerprint(doc.blocks[index[i]]) != plan.seen.get(i)
         ]
         if stale:
             said.append(
@@ -358,7 +359,7 @@ def change_document(doc: Document, plan: Plan, today: str) -> tuple[Document, li
             )
             if change.desc:
                 edit(change.id, desc=change.desc)
-            if change.body:
+            if change.body and keeper.content_type == FENCED:
                 b = blocks[index[change.id]]
                 blocks[index[change.id]] = Block(b.kind, b.content_type, change.body, b.attrs, b.id)
             others = ", ".join("#" + i for i in change.others)
