@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agd.errors import UnreadableFile
 from agd.files import read_text
@@ -341,7 +342,7 @@ def backfill(
             for note in notes:
                 log(f"keys for older entries: {mf.path.name} {note}")
             if t.found:
-                written += len(mf.set_keys(t.found, only_missing=True))
+                written += len(write(mf, t.found, only_missing=True, log=log))
         except headless.DistillFailed as exc:
             log(f"keys for older entries: the claude run failed: {exc}")
             break
@@ -390,7 +391,9 @@ def report(
         for block_id in order:
             print(f"  #{block_id}: {t.found[block_id]}")
         if apply:
-            written = t.mf.set_keys({i: t.found[i] for i in order}, only_missing=not rewrite)
+            written = write(
+                t.mf, {i: t.found[i] for i in order}, only_missing=not rewrite, log=print
+            )
             entries += len(written)
         else:
             entries += len(order)
@@ -406,6 +409,26 @@ def report(
         )
 
 
+def write(
+    mf: store.MemoryFile,
+    found: dict[str, Any],
+    *,
+    only_missing: bool,
+    log: Callable[[str], None],
+) -> tuple[str, ...]:
+    """`set_keys`, or in review mode (`review.enabled`) the keys queued for review instead:
+    returns the ids written (none while they wait)."""
+    from . import review
+
+    if not review.enabled(mf.settings, mf.layer):
+        return mf.set_keys(found, only_missing=only_missing)
+    if only_missing:
+        found = {i: k for i, k in found.items() if (e := mf.entry(i)) is not None and needs_keys(e)}
+    queued = review.enqueue(mf, [review.Proposal.for_keys(found)] if found else [], source="keys")
+    for item in queued.added:
+        log(f"keys for {len(item.keys)} entries of {mf.path} wait for review as {item.id}")
+    return ()
+
+
 def _where(path: Path) -> Callable[[str], str]:
     return lambda block_id: f"#{block_id} in {path}"
-

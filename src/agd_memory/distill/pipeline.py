@@ -28,7 +28,8 @@ TOC_ENTRY = re.compile(r"^(?:- )?#([A-Za-z_][A-Za-z0-9_-]*)", re.MULTILINE)
 @dataclass
 class Result:
     outcome: str
-    """`skipped` (gated out), `nothing` (no proposal survived), `saved`, `failed`, or `dry-run`."""
+    """`skipped` (gated out), `nothing` (no proposal survived), `saved`, `pending` (queued for
+    review, nothing saved), `failed`, or `dry-run`."""
     detail: str
     report: proposals.Report = field(default_factory=proposals.Report)
     raw_proposals: list[object] = field(default_factory=list)
@@ -163,15 +164,25 @@ def distil(
     except headless.DistillFailed as exc:
         return Result("failed", str(exc), attempts=exc.attempts, seconds=time.monotonic() - began)
     shown = set(TOC_ENTRY.findall(toc_text))
-    report = proposals.apply(answer.items, layers, settings, shown=shown, log=log, dry_run=dry_run)
+    report = proposals.apply(
+        answer.items,
+        layers,
+        settings,
+        shown=shown,
+        log=log,
+        dry_run=dry_run,
+        session=item.session_id,
+    )
     keyed = 0
     if dry_run:
         outcome = "dry-run"
     else:
         state.save_offset(settings, item.transcript, digest.end, item.session_id)
-        outcome = "saved" if report.saved_ids else "nothing"
+        outcome = "saved" if report.saved_ids else "pending" if report.pending_ids else "nothing"
         keyed = backfill_keys(layers, settings, log, skip=report.saved_ids)
     detail = f"{len(answer.items)} proposed, {len(report.saved_ids)} saved"
+    if report.pending_ids:
+        detail += f", {len(report.pending_ids)} waiting for review (`agd-memory review`)"
     if keyed:
         detail += f"; search keys given to {keyed} older entries"
     return Result(

@@ -60,7 +60,8 @@ class Outcome:
     """What happened to one proposal."""
 
     action: str
-    """`added`, `updated`, `unchanged`, `duplicate`, `invalid`, `rejected`, or `would add`/`would update` in a dry run."""
+    """`added`, `updated`, `unchanged`, `duplicate`, `invalid`, `rejected`, `pending` (queued
+    for review, `review.enabled`), or `would add`/`would update` in a dry run."""
     id: str
     message: str
     proposal: Proposal | None = None
@@ -78,6 +79,10 @@ class Report:
     @property
     def saved_ids(self) -> list[str]:
         return [o.id for o in self.outcomes if o.saved]
+
+    @property
+    def pending_ids(self) -> list[str]:
+        return [o.id for o in self.outcomes if o.action == "pending"]
 
 
 def _field(raw: dict, name: str) -> str:
@@ -226,12 +231,15 @@ def apply(
     shown: Collection[str],
     log: Callable[[str], None] = lambda _: None,
     dry_run: bool = False,
+    session: str = "",
 ) -> Report:
     """Validate and write up to MAX_PROPOSALS proposals; `layers` is a `paths.Layers`.
 
     `shown` holds the ids of the entries the model was shown (the TOC sent with the
     session): a proposal supersedes only those, never an entry the model did not see.
-    What validation dropped or changed is told to `log`."""
+    What validation dropped or changed is told to `log`. In review mode for the target
+    layer (`review.enabled`) a proposal that passes every check is queued as pending
+    (from `session`) instead of written."""
     from .. import store  # the store is imported only when something is to be written
 
     report = Report()
@@ -269,12 +277,18 @@ def apply(
             continue
         entries = [e for e in every if e.is_memory]
         all_ids = {e.id for e in every}
-        report.outcomes.append(_write(mf, proposal, entries, all_ids, layer.name, dry_run))
+        report.outcomes.append(_write(mf, proposal, entries, all_ids, layer.name, dry_run, session))
     return report
 
 
 def _write(
-    mf, proposal: Proposal, entries: list, all_ids: set[str], layer: str, dry_run: bool
+    mf,
+    proposal: Proposal,
+    entries: list,
+    all_ids: set[str],
+    layer: str,
+    dry_run: bool,
+    session: str = "",
 ) -> Outcome:  # type: ignore[no-untyped-def]
     existing = {e.id: e for e in entries}
     pid = proposal.id
@@ -307,6 +321,10 @@ def _write(
             proposal,
             layer,
         )
+    from . import review
+
+    if review.enabled(mf.settings, layer):
+        return _enqueue(mf, proposal, supersedes, layer, session)
     try:
         result = mf.save(
             proposal.kind,
@@ -321,6 +339,35 @@ def _write(
         return Outcome("rejected", pid, str(exc), proposal, layer)
     message = getattr(result, "message", None) or f"{action} #{pid}"
     return Outcome(action, pid, message, proposal, layer)
+
+
+def _enqueue(mf, proposal: Proposal, supersedes: list[str], layer: str, session: str) -> Outcome:  # type: ignore[no-untyped-def]
+    """The proposal queued for review instead of written (`duplicate` when rejected before)."""
+    from . import review
+
+    queued = review.enqueue(
+        mf,
+        [
+            review.Proposal.save(
+                proposal.kind,
+                proposal.id,
+                proposal.body,
+                desc=proposal.desc,
+                status=proposal.status,
+                supersedes=supersedes,
+                keys=proposal.keys,
+            )
+        ],
+        source="distill",
+        session=session,
+    )
+    if not queued.added:
+        why = queued.dropped[0][1] if queued.dropped else "not queued"
+        return Outcome("duplicate", proposal.id, f"#{proposal.id}: {why}, skipped", proposal, layer)
+    qid = queued.added[0].id
+    return Outcome(
+        "pending", proposal.id, f"#{proposal.id} waits for review as {qid}", proposal, layer
+    )
 
 
 def _describe(proposal: Proposal, supersedes: list[str]) -> str:

@@ -110,7 +110,12 @@ class Proposal:
     @classmethod
     def for_plan(cls, plan: Mapping[str, Any], *, summary: str = "", diff: str = "") -> Proposal:
         n = len(plan.get("changes", ()))
-        return cls("plan", plan=dict(plan), summary=summary or f"consolidation plan of {n} changes", diff=diff)
+        return cls(
+            "plan",
+            plan=dict(plan),
+            summary=summary or f"consolidation plan of {n} changes",
+            diff=diff,
+        )
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,9 @@ def _change(mf: Any, change: Callable[[dict[str, Any]], Any]) -> Any:
             after = json.dumps(data, sort_keys=True)
             if after != before:
                 data["memory_file"] = str(mf.path)
-                write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n", mode=0o600)
+                write_atomic(
+                    path, json.dumps(data, ensure_ascii=False, indent=1) + "\n", mode=0o600
+                )
             return result
     except lock.LockError as exc:
         raise ReviewError(str(exc)) from None
@@ -252,7 +259,9 @@ def enqueue(
             qid = _new_id(fp, taken)
             taken.add(qid)
             pending_fps.add(fp)
-            item = Item(qid, p.op, source, session, stamp, fp, p.summary, p.entry, p.keys, p.plan, p.diff)
+            item = Item(
+                qid, p.op, source, session, stamp, fp, p.summary, p.entry, p.keys, p.plan, p.diff
+            )
             data["pending"].append(asdict(item))
             out.added.append(item)
         return out
@@ -282,7 +291,9 @@ def find(mf: Any, ids: Sequence[str]) -> list[Item]:
     out: list[Item] = []
     for given in ids:
         key = given.strip().lstrip("#")
-        hits = [i for i in items if i.id == key] or [i for i in items if key and i.id.startswith(key)]
+        hits = [i for i in items if i.id == key] or [
+            i for i in items if key and i.id.startswith(key)
+        ]
         if len(hits) != 1:
             what = "matches several items" if hits else "is not pending"
             raise ReviewError(
@@ -344,7 +355,9 @@ def _drop(mf: Any, ids: Sequence[str]) -> None:
     _change(
         mf,
         lambda data: data.update(
-            pending=[d for d in data["pending"] if not (isinstance(d, dict) and d.get("id") in gone)]
+            pending=[
+                d for d in data["pending"] if not (isinstance(d, dict) and d.get("id") in gone)
+            ]
         ),
     )
 
@@ -449,4 +462,78 @@ def _diff(old: str, new: str, eid: str) -> list[str]:
             f"#{eid} (proposed)",
             lineterm="",
         )
+    )
+
+
+# -- editing ----------------------------------------------------------------------------------
+
+
+def editable_text(item: Item) -> str:
+    """The item as AGD text to edit: the proposed entry, or the entries with their new keys."""
+    if item.op == "save":
+        return proposed_block(item.entry)
+    if item.op == "keys":
+        from agd.model import EMPTY, Block
+        from agd.serializer import serialize_block
+
+        return "".join(
+            serialize_block(Block("x-keys", EMPTY, None, {"keys": ", ".join(keys)}, eid)) + "\n"
+            for eid, keys in item.keys.items()
+        )
+    raise ReviewError(
+        f"review item `{item.id}` is a consolidation plan: accept or reject it, or run "
+        "`agd-memory consolidate --plan-out PLAN.json` and edit the plan there"
+    )
+
+
+def from_text(item: Item, text: str) -> Proposal:
+    """The edited AGD text of `item` as a new proposal, checked by the store's write rules
+    (id, kind, desc, body, status, size, secrets); ReviewError or SaveRejected says what is wrong."""
+    from agd.errors import AgdError
+    from agd.parser import parse
+
+    from ..store import rules
+    from ..store.entry import parse_id_list, str_attr
+
+    try:
+        doc = parse(text)
+    except AgdError as exc:
+        raise ReviewError(
+            f"the edited text of review item `{item.id}` does not parse: {exc}"
+        ) from None
+    blocks = [b for b in doc.blocks if b.id]
+    where = f"review item `{item.id}`"
+    if item.op == "keys":
+        keys = {}
+        for b in blocks:
+            if b.id not in item.keys:
+                raise ReviewError(f"{where}: #{b.id} was not part of it; edit only the keys")
+            value = str_attr(b.attrs, "keys") or ""
+            keys[b.id] = _key_list(rules.normalize_keys(value, f"#{b.id} in {where}"))
+        return Proposal.for_keys({i: k for i, k in keys.items() if k})
+    if len(blocks) != 1 or not blocks[0].kind.startswith("x-"):
+        raise ReviewError(
+            f"{where}: the edited text must hold exactly one memory entry "
+            "(`@x-kind ... [#id]` and a fenced body)"
+        )
+    b = blocks[0]
+    block_id = rules.check_id(b.id or "", where)
+    where = f"#{block_id} ({where})"
+    kind = rules.check_kind(b.kind, where)
+    body = rules.normalize_body(b.value if isinstance(b.value, str) else "")
+    if not body.strip():
+        raise ReviewError(f"{where}: the body is empty; write the fact between the fences")
+    rules.check_text(body, "content", where)
+    rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
+    desc = rules.normalize_desc(str_attr(b.attrs, "desc") or "") or None
+    if desc:
+        rules.check_text(desc, "desc", where)
+        rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
+    status = rules.check_status(str_attr(b.attrs, "status"), where)
+    supersedes = parse_id_list(b.attrs.get("supersedes"))
+    rules.check_secrets({"desc": desc, "content": body, "supersedes": " ".join(supersedes)}, where)
+    keys = str_attr(b.attrs, "keys")
+    key_list = _key_list(rules.normalize_keys(keys, where)) if keys else []
+    return Proposal.save(
+        kind, block_id, body, desc=desc, status=status, supersedes=supersedes, keys=key_list
     )
