@@ -41,6 +41,7 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "merge": ("agd_memory.commands.maintenance:merge", "merge one memory file into another"),
     "doctor": ("agd_memory.commands.maintenance:doctor", "check memory files and the installation"),
+    "stale": ("agd_memory.commands.stale:stale", "entries citing changed code, or unused"),
     "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
     "review": ("agd_memory.commands.review:review_verb", "accept, reject or edit the proposals waiting for review"),
     "consolidate": (

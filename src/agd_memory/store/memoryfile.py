@@ -299,6 +299,10 @@ class MemoryFile:
             None if keys is None else rules.normalize_keys(keys, where, allow_secrets=allow_secrets)
         )
         today = rules.today(self.settings)
+        from ..hygiene import citations  # code citations: recorded, checked by `stale`
+
+        root = citations.root_for(self.path, self.layer)
+        code = citations.record(f"{new_desc or ''}\n{body}", root)
 
         def change(doc: Document) -> SaveResult:
             index = doc.index()
@@ -319,6 +323,9 @@ class MemoryFile:
                 return kept, [i for i in dropped if i != block_id]
 
             attrs = {k: v for k, v in old_attrs.items() if k not in MANAGED_ATTRS}
+            attrs.pop(citations.ATTR, None)
+            if code:
+                attrs[citations.ATTR] = code
             d = new_desc if new_desc is not None else str_attr(old_attrs, "desc")
             if d:
                 attrs["desc"] = d

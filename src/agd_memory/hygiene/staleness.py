@@ -1,0 +1,125 @@
+"""Which entries' code citations are gone or changed a lot, and what changed.
+
+A check reads each cited file once and judges every citation on it:
+
+- a path or range whose file is gone: "src/billing/pdf.py: gone";
+- a file or range of which fewer than half the sampled lines are left anywhere in the
+  file: "src/billing/pdf.py:120-140: those lines changed" (lines that only moved, or a
+  small edit, keep the entry fresh);
+- a symbol no longer named in its file: "render_invoice(): no longer in src/billing/pdf.py".
+
+The verdicts are cached per memory file in the disk cache (`kind="hygiene"`): a cited
+file's verdicts are reused while its identity (`diskcache.file_key`) is unchanged, so a
+session start re-reads only the files that changed. The prompt hook never checks the
+code: `known_stale` reads the last verdicts, believed only while the memory file is the
+one they were computed for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from .. import diskcache
+from . import citations as cit
+
+if TYPE_CHECKING:
+    from ..store.entry import Entry
+    from ..store.memoryfile import MemoryFile
+
+CACHE_KIND = "hygiene"
+CACHE_KEY = ("verdicts", 1)
+
+
+class Stale(NamedTuple):
+    """One stale entry: its layer, id, desc, file and what changed (one line each)."""
+
+    layer: str
+    id: str
+    desc: str
+    path: Path
+    reasons: tuple[str, ...]
+
+
+def judge(c: cit.Citation, lines: list[str] | None, exists: bool) -> str:
+    """What changed about citation `c` ("" when it still holds)."""
+    if not exists:
+        return f"{c.symbol}(): {c.path} is gone" if c.symbol else f"{c.label}: gone"
+    if lines is None:
+        return ""  # unreadable or too big now: not judged
+    if c.symbol:
+        return "" if cit.has_word(lines, c.symbol) else f"{c.symbol}(): no longer in {c.path}"
+    if not c.fingerprint:
+        return ""
+    kept, n = cit.sample_kept(c.fingerprint, lines)
+    if kept * 2 >= n:
+        return ""
+    if c.start:
+        return f"{c.label}: those lines changed"
+    return f"{c.label}: changed a lot ({kept} of {n} sampled lines left)"
+
+
+def _cache_name(mf: MemoryFile) -> str:
+    return f"hygiene:{mf.path}"
+
+
+def check(mf: MemoryFile, root: Path) -> list[Stale]:
+    """The stale entries of `mf` against the repository at `root`; writes the cache."""
+    name = _cache_name(mf)
+    old = diskcache.read(mf.cache_dir, CACHE_KIND, name, CACHE_KEY)
+    old_files: dict = {}
+    if isinstance(old, dict) and old.get("root") == str(root):
+        old_files = old.get("files") or {}
+    entries: list[Entry] = [e for e in mf.entries() if e.is_memory and e.status != "superseded"]
+    per_entry: list[tuple[Entry, list[cit.Citation]]] = []
+    by_file: dict[str, list[cit.Citation]] = {}
+    for e in entries:
+        cs = cit.parse_record(e.attrs.get(cit.ATTR))
+        if cs:
+            per_entry.append((e, cs))
+            for c in cs:
+                by_file.setdefault(c.path, []).append(c)
+    files: dict[str, tuple] = {}
+    for path, cs in by_file.items():
+        key = diskcache.file_key(root / path)
+        cached = old_files.get(path)
+        verdicts: dict[str, str] = {}
+        if cached and cached[0] == key:
+            verdicts = dict(cached[1])
+        todo = [c for c in cs if c.render() not in verdicts]
+        if todo:
+            lines = cit.read_lines(root / path) if key else None
+            for c in todo:
+                verdicts[c.render()] = judge(c, lines, key is not None)
+        files[path] = (key, verdicts)
+    stale: list[Stale] = []
+    for e, cs in per_entry:
+        reasons = tuple(r for c in cs if (r := files[c.path][1][c.render()]))
+        if reasons:
+            stale.append(Stale(mf.layer, e.id, e.desc or "", mf.path, reasons))
+    payload = {
+        "root": str(root),
+        "memory": diskcache.file_key(mf.path),
+        "files": files,
+        "stale": {s.id: list(s.reasons) for s in stale},
+    }
+    diskcache.write(mf.cache_dir, CACHE_KIND, name, CACHE_KEY, payload)
+    return stale
+
+
+def check_all(files: Sequence[MemoryFile], root: Path | None) -> list[Stale]:
+    """`check` over every file (nothing when there is no repository)."""
+    if root is None:
+        return []
+    return [s for mf in files for s in check(mf, root)]
+
+
+def known_stale(path: Path, cache_dir: Path) -> dict[str, list[str]]:
+    """The last verdicts of the memory file at `path` (id -> reasons), {} unless they were
+    computed for that file as it is now. Cheap: one bounded, verified cache read, no code read."""
+    data = diskcache.read(cache_dir, CACHE_KIND, f"hygiene:{path}", CACHE_KEY)
+    if not isinstance(data, dict) or data.get("memory") != diskcache.file_key(path):
+        return {}
+    stale = data.get("stale")
+    return stale if isinstance(stale, dict) else {}
