@@ -35,7 +35,7 @@ def test_the_recorded_plan_prints_as_a_diff_and_applies_losing_nothing_meant_to_
     assert "--- #hello-note\n+++ (deleted)" in out
     assert "-@x-project created=2026-06-20 desc=stuff updated" in out
     assert '+@x-project created=2026-06-20 desc="feature flags in LaunchDarkly' in out
-    assert "12 changes from 1 call" in out
+    assert "12 changes from 1 claude call" in out
 
     assert main(["consolidate", "--from", str(plan_file), "--apply"]) == 0
     out = capsys.readouterr().out

@@ -50,7 +50,7 @@ def test_the_real_cli_takes_the_schema_and_its_answer_is_applied(
         timeout=150,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "12 changes from 1 call" in run.stdout
+    assert "12 changes from 1 claude call" in run.stdout
     blocks = {b.id: b for b in parse(memory.read_text(encoding="utf-8")).blocks if b.id}
     expected = recorded["expected"]
     assert not set(expected["deleted"]) & set(blocks)

@@ -66,9 +66,8 @@ def consolidate(argv: Sequence[str]) -> int:
             raise UserError(
                 f"the plan {args.plan_in} is for {plan.path}, not {mf.path}; pass --scope or --cwd of that file"
             )
-        plan.changes = cons.cut(
-            plan.changes, doc, plan.notes
-        )  # an edited plan keeps the limits too
+        # an edited plan keeps the limits too
+        plan.changes = cons.cut(plan.changes, doc, plan.notes)
     else:
         from ..claude import headless
 
@@ -89,16 +88,20 @@ def consolidate(argv: Sequence[str]) -> int:
     if args.json:
         emit_json({**plan.to_dict(), "diff": cons.diff(doc, after), "lines": said})
     else:
-        for note in plan.notes:
+        skipped = [line for line in said if line.startswith("skipped ")]
+        for note in plan.notes + skipped:
             print(f"note: {note}", file=sys.stderr)
         text = cons.diff(doc, after)
         if text:
             print(text)
-        print(
-            f"{mf.path}: {len(plan.changes)} changes from {plan.chunks or 'a saved'} "
-            f"{'call' if plan.chunks == 1 else 'calls' if plan.chunks else 'plan'}"
+        n = len(plan.changes)
+        source = (
+            f"the plan {args.plan_in}"
+            if args.plan_in
+            else f"{plan.chunks} claude call{'s' if plan.chunks != 1 else ''}"
             + (f", ${plan.cost_usd:.4f} reported" if plan.cost_usd else "")
         )
+        print(f"{mf.path}: {n} change{'s' if n != 1 else ''} from {source}")
     if args.apply:
         lines = cons.accept(mf, plan, settings, review_first=False)  # --apply is the acceptance
     elif plan.changes and review.enabled(settings, mf.layer):
