@@ -20,6 +20,9 @@ def hook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     home = tmp_path / "home"
     data = tmp_path / "plugin-data"
     home.mkdir()
+    data.mkdir()
+    # The MCP launcher has found the SDK in this interpreter: SessionStart starts no install.
+    (data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
     monkeypatch.setenv("AGD_MEMORY_TODAY", "2026-11-30")

@@ -38,7 +38,7 @@ def test_the_real_interpreter_behind_a_shim_is_remembered_and_used(tmp_path, hoo
 
 def test_a_remembered_interpreter_that_is_gone_or_too_old_is_found_again(tmp_path, hook_env) -> None:
     env, remembered = setup(tmp_path, hook_env)
-    remembered.parent.mkdir(parents=True)
+    remembered.parent.mkdir(parents=True, exist_ok=True)
     remembered.write_text(str(tmp_path / "no-such-python"))
     proc = run_runner("prompt", b"{}", env)
     assert json.loads(proc.stdout)["argv"] == ["hook", "prompt"]
