@@ -23,6 +23,26 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+
+
+def _isolate_home() -> None:
+    """The whole run gets a home of its own: no test reads or writes the developer's
+    `~/.claude` or `~/.local/share` (a config file left there once moved every eval number).
+    Tests that need a particular home still set their own."""
+    import tempfile
+
+    real_home = Path.home()
+    home = Path(tempfile.mkdtemp(prefix="agd-tests-home-"))
+    for name in list(os.environ):
+        if name.startswith(("AGD_", "CLAUDE_", "XDG_")) and name != "AGD_E2E_CLAUDE":
+            del os.environ[name]
+    if (real_home / ".pyenv").is_dir():  # a pyenv shim on PATH finds its versions through HOME
+        os.environ.setdefault("PYENV_ROOT", str(real_home / ".pyenv"))
+    os.environ["HOME"] = str(home)
+
+
+_isolate_home()
+
 settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
