@@ -279,7 +279,8 @@ def test_claude_code_settings(tmp_path, plugin_root):
     assert any(m.startswith(f"{settings_file} is unreadable") for m in lines(found, "warn"))
 
 
-def test_python_too_old_and_sdk_missing(tmp_path, plugin_root):
+def test_python_too_old_and_sdk_missing(tmp_path, plugin_root, monkeypatch):
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))  # where the launcher puts its venv
     def old_python(name):
         return PythonInfo(f"/usr/bin/{name}", (3, 8, 10), None) if name == "python3" else None
 
@@ -303,7 +304,7 @@ def test_python_too_old_and_sdk_missing(tmp_path, plugin_root):
     ]
     assert not any(f.needs_action for f in found)
     assert lines(found, "info") == [
-        f"Python 3.11.2 (/usr/bin/python3) has mcp 1.9.0: the MCP server installs mcp 2.x into {tmp_path / 'data' / 'venv'} on its first start (needs the network once)"
+        f"Python 3.11.2 (/usr/bin/python3) has mcp 1.9.0: the next session installs mcp 2.x into {tmp_path / 'data' / 'venv'} in the background (needs the network once)"
     ]
 
 

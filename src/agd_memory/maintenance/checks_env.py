@@ -348,8 +348,10 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
             Finding("ok", "python", f"MCP server runs with {where} and mcp {mcp_python.mcp}")
         )
         return out
-    venv = settings.data_dir / "venv"
-    venv_python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    from ..mcp import sdk as _sdk
+
+    venv = _sdk.venv_dir()  # where bin/agd-memory-mcp puts it, whatever settings.data_dir says
+    venv_python = _sdk.venv_python(venv)
     private = probe(str(venv_python)) if venv_python.exists() else None
     if private and private.mcp and private.mcp.split(".")[0] == MCP_MAJOR:
         out.append(
@@ -360,14 +362,27 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
             )
         )
     else:
+        sdk = _sdk
         have = f"has mcp {mcp_python.mcp}" if mcp_python.mcp else "has no mcp"
-        out.append(
-            Finding(
-                "info",
-                "python",
-                f"{where} {have}: the MCP server installs mcp {MCP_MAJOR}.x into {venv} on its first start (needs the network once)",
+        failed = sdk.failure()
+        if sdk.installing():
+            out.append(
+                Finding(
+                    "info",
+                    "python",
+                    f"{where} {have}: mcp {MCP_MAJOR}.x is being installed into {venv} now (log: {sdk.log_file()})",
+                )
             )
-        )
+        elif failed:
+            out.append(Finding("error", "python", f"the MCP tools are unavailable: {failed}"))
+        else:
+            out.append(
+                Finding(
+                    "info",
+                    "python",
+                    f"{where} {have}: the next session installs mcp {MCP_MAJOR}.x into {venv} in the background (needs the network once)",
+                )
+            )
     return out
 
 
