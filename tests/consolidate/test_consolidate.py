@@ -149,6 +149,7 @@ def test_a_hostile_plan_is_cut_to_what_the_limits_allow(
     assert set(after) <= set(before)  # no ghost entry appears
     assert after["db-postgres"].attrs.get("supersedes") is None  # four others: not believed
     assert "names 4 ids (at most 3)" in err
+    assert f"16 changes in one answer: the first {cons.MAX_CHANGES} read" in err
 
 
 def test_a_plan_skips_what_changed_after_it_was_made(env, fake_claude, memory, capsys) -> None:
