@@ -72,7 +72,7 @@ def calls(monkeypatch: pytest.MonkeyPatch, hook_env: dict[str, str]) -> Calls:
     record = Calls()
 
     def memory_files(
-        settings: Any, cwd: str, *, scope: str = "all", check: bool = True
+        settings: Any, cwd: str, *, scope: str = "all", left_out: Any = None
     ) -> list[str]:
         record.memory_files.append((cwd, scope))
         return list(FILES)

@@ -113,16 +113,22 @@ def test_broken_project_file_leaves_global_layer(project, hook_env) -> None:
     write_layer(hook_env, project, GLOBAL_MEMORY, "global")
     proc = start(project, hook_env)
     assert proc.returncode == 0
-    context = context_of(proc.stdout, "SessionStart")
+    data = json.loads(proc.stdout)
+    context = data["hookSpecificOutput"]["additionalContext"]
     assert "user-language" in context
-    assert str(bad) in debug_log(hook_env)
+    assert context.startswith(f"The project memory file {bad} does not parse at line ")
+    assert data["systemMessage"].startswith(
+        f"agd-memory: the project layer is left out: memory file {bad} does not parse"
+    )
 
 
-def test_broken_only_file_is_silent_and_logged(project, hook_env) -> None:
+def test_broken_only_file_is_told_not_silent(project, hook_env) -> None:
     bad = write_layer(hook_env, project, BROKEN)
     proc = start(project, hook_env)
-    assert (proc.returncode, proc.stdout) == (0, "")
-    assert str(bad) in debug_log(hook_env)
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert str(bad) in data["systemMessage"]
+    assert str(bad) in data["hookSpecificOutput"]["additionalContext"]
 
 
 def test_unreadable_memory_is_silent(project, hook_env) -> None:
@@ -137,12 +143,15 @@ def test_unreadable_memory_is_silent(project, hook_env) -> None:
     assert f"{path}: not a file" in debug_log(hook_env)
 
 
-def test_binary_garbage_memory_is_silent(project, hook_env) -> None:
+def test_binary_garbage_memory_is_told(project, hook_env) -> None:
     path = layers(hook_env, project).project.path
     path.parent.mkdir(parents=True)
     path.write_bytes(b"\xff\xfe\x00\x01@x-\x00" * 100)
     proc = start(project, hook_env)
-    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert f"memory file {path} is not UTF-8" in data["systemMessage"]
+    assert f"{path} cannot be read" in data["hookSpecificOutput"]["additionalContext"]
 
 
 # -- UserPromptSubmit ---------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from hookutil import run_main
+from hookutil import PROJECT_MEMORY, load_payload, run_main, write_layer
 
 from agd_memory.claude import hooks
 
@@ -41,3 +41,36 @@ def test_notice_alone_and_after_a_failure(monkeypatch, capsys, hook_env) -> None
     }
     # the next run starts with an empty queue
     assert run_with(monkeypatch, capsys, lambda p, s: None) == {}
+
+
+def test_session_start_tells_user_and_model_about_a_file_that_does_not_parse(
+    monkeypatch, capsys, hook_env, project
+) -> None:
+    broken = write_layer(hook_env, project, PROJECT_MEMORY + "@x-project [#bad\n")
+    write_layer(hook_env, project, "@x-user [#tone]\n~~~\nShort answers.\n~~~\n", "global")
+    payload = json.dumps(load_payload("session-start-startup", cwd=str(project)))
+    status, out, _ = run_main(["session-start"], payload, monkeypatch, capsys)
+    data = json.loads(out)
+    line = PROJECT_MEMORY.count("\n") + 1
+    user = data["systemMessage"]
+    assert user.startswith(f"agd-memory: the project layer is left out: memory file {broken}")
+    assert f"line {line}" in user and f"agd validate {broken}" in user and "restore" not in user
+    context = data["hookSpecificOutput"]["additionalContext"]
+    first, *rest = context.splitlines()
+    assert first == (
+        f"The project memory file {broken} does not parse at line {line}, so its entries are "
+        f"missing here; the user has been told (`agd validate {broken}` shows the line)."
+    )
+    assert "#tone" in "\n".join(rest)  # the global layer's TOC still goes out
+
+
+def test_session_start_with_only_a_broken_file_still_speaks(
+    monkeypatch, capsys, hook_env, project
+) -> None:
+    write_layer(hook_env, project, "@x-project [#a\n")
+    status, out, _ = run_main(
+        ["session-start"], json.dumps({"cwd": str(project)}), monkeypatch, capsys
+    )
+    data = json.loads(out)
+    assert "does not parse" in data["systemMessage"]
+    assert "does not parse" in data["hookSpecificOutput"]["additionalContext"]

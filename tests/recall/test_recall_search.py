@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from recall_helpers import ListFile, entry
 
+from agd_memory.errors import UserError
 from agd_memory.recall.search import excerpt, search
 
 BLOCKS = [
@@ -50,9 +52,12 @@ def test_headings_are_not_results(make_settings) -> None:
     assert "h-project" not in ids(search("project", [ListFile(BLOCKS)], make_settings()))
 
 
-def test_stopword_only_query_still_searches(make_settings) -> None:
+@pytest.mark.parametrize("query", ["the a of", "when where", "x"])
+def test_query_without_searchable_words_says_so(make_settings, query) -> None:
+    # Common words match nearly every block: ranked, they would be arbitrary hits.
     f = [ListFile([entry("when-notes", desc="when and where", body="the when")])]
-    assert ids(search("when where", f, make_settings())) == ["when-notes"]
+    with pytest.raises(UserError, match="has no searchable words"):
+        search(query, f, make_settings())
 
 
 def test_case_sensitive_search(make_settings) -> None:

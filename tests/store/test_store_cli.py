@@ -120,3 +120,77 @@ def test_read_only_file_through_the_command(cli):
         path.chmod(0o644)
     assert r.returncode == 1 and "read-only" in r.stderr
     assert path.read_bytes() == before
+
+
+# -- loud where it matters: a broken layer, another layer's id, nothing matched -----------
+
+
+def _break_project(cli) -> Path:
+    cli("save", "x-project", "local", "--content", "project fact about pgbouncer")
+    cli("save", "x-user", "tone", "--content", "short answers about pgbouncer", "--scope", "global")
+    path = _project_file(cli)
+    path.write_text(path.read_text(encoding="utf-8") + "@x-project [#bad\n", encoding="utf-8")
+    return path
+
+
+def test_every_reader_names_a_file_that_does_not_parse(cli):
+    path = _break_project(cli)
+    for verb in (
+        ("toc",),
+        ("toc", "--json"),
+        ("get", "tone"),
+        ("search", "pgbouncer"),
+        ("recall", "which port does pgbouncer use for answers"),
+    ):
+        r = cli(*verb)
+        assert r.returncode == 1, verb  # the user learns it; the other layer still answers
+        assert f"the project layer is left out: memory file {path} does not parse" in r.stderr
+        assert "line" in r.stderr and f"agd validate {path}" in r.stderr
+        assert "restore" not in r.stderr  # ordinary saves keep no backup to restore
+        assert "Traceback" not in r.stderr
+    assert "#tone" in cli("toc").stdout
+    assert "short answers" in cli("get", "tone").stdout
+    assert "#tone" in cli("search", "pgbouncer").stdout
+
+
+def test_parse_error_names_the_backup_when_one_exists(cli):
+    path = _break_project(cli)
+    bak = path.with_name(path.name + ".bak")
+    bak.write_text("@x-project [#local]\n~~~\nproject fact\n~~~\n", encoding="utf-8")
+    r = cli("toc")
+    assert f"restore {bak}" in r.stderr
+
+
+def test_delete_and_rename_point_to_the_layer_that_has_the_id(cli):
+    cli("save", "x-project", "here", "--content", "x")
+    cli("save", "x-user", "tone", "--content", "short answers", "--scope", "global")
+    for verb in (("delete", "tone"), ("rename", "tone", "voice")):
+        r = cli(*verb)
+        assert r.returncode == 1
+        assert r.stderr == (
+            "agd-memory: no block #tone in the project layer; it is in the global layer: "
+            "run it again with --scope global\n"
+        )
+    assert cli("rename", "tone", "voice", "--scope", "global").returncode == 0
+    assert "no block #nowhere in" in cli("delete", "nowhere").stderr  # in no layer: as before
+
+
+def test_get_offers_did_you_mean(cli):
+    cli("save", "x-project", "deploy-flow", "--content", "x")
+    r = cli("get", "deploy-flwo")
+    assert r.returncode == 1
+    assert "not found in any layer: #deploy-flwo (did you mean #deploy-flow?)" in r.stderr
+
+
+def test_toc_filter_matching_nothing_says_so(cli):
+    cli("save", "x-project", "a", "--content", "x")
+    r = cli("toc", "--kind", "x-nothing")
+    assert (r.returncode, r.stdout) == (0, "no entries match --kind x-nothing\n")
+    assert cli("toc", "--kind", "x-nothing", "--json").stdout.strip() == "[]"
+
+
+def test_search_of_common_words_only_says_so(cli):
+    cli("save", "x-project", "a", "--content", "the start of the day")
+    r = cli("search", "the a of")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "has no searchable words" in r.stderr

@@ -156,28 +156,30 @@ def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Lay
     return existing
 
 
-def memory_files(settings: Settings, cwd: str, *, scope: str = "all") -> list[MemoryFile]:
+def memory_files(
+    settings: Settings, cwd: str, *, scope: str = "all", left_out: list[str] | None = None
+) -> list[MemoryFile]:
     """The existing, readable memory files of `scope` for the project at `cwd`, project first.
 
-    A file that does not parse or cannot be read is left out (and logged), so a
-    broken project file still lets the global layer through, and vice versa.
+    A file that does not parse or cannot be read is left out, so a broken project file
+    still lets the global layer through, and vice versa; the user is told at once
+    (`notify_user`: which file, which line, the fix) and a factual line for the model
+    is added to `left_out`.
     """
     existing = _existing_layers(settings, cwd, scope)
     if not existing:
         return []  # the common case in a project without memory: skip importing the store
-    from .. import store
+    from .. import store, unreadable
 
-    files = []
-    for layer in existing:
-        mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
-        try:
-            # entries(), not document(): it is served from the store's disk cache, while
-            # document() would parse the whole file in every hook process.
-            mf.entries()
-        except Exception as exc:  # MemoryFileError, OSError, AgdError: all mean "skip this layer"
-            debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: {exc}")
-            continue
-        files.append(mf)
+    # entries(), not document(): it is served from the store's disk cache, while
+    # document() would parse the whole file in every hook process.
+    files, bad = unreadable.readable(
+        [store.MemoryFile(layer.path, layer=layer.name, settings=settings) for layer in existing]
+    )
+    for item in bad:
+        notify_user(unreadable.for_user(item))
+        if left_out is not None:
+            left_out.append(unreadable.for_model(item))
     return files
 
 
@@ -207,14 +209,21 @@ class LayerFile:
 
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
-    files = memory_files(settings, payload.cwd)
-    if not files:
+    left_out: list[str] = []
+    files = memory_files(settings, payload.cwd, left_out=left_out)
+    if not files and not left_out:
         debuglog.log(f"hook session-start: no memory for {payload.cwd or os.getcwd()}")
         return None
-    from .. import toc
+    text = ""
+    if files:
+        from .. import toc
+        from ..hygiene import staleness
 
-    text = toc.render(files, settings)
-    return text if text and text.strip() else None
+        staleness.session_check(files, payload.cwd)  # the TOC marks what it finds
+        text = toc.render(files, settings)
+    if left_out:
+        text = "\n".join([*left_out, text.strip()]) + "\n"
+    return text if text.strip() else None
 
 
 def prompt(payload: HookPayload, settings: Settings) -> str | None:

@@ -29,6 +29,15 @@ def _memory_files(settings: Settings, file_args: list[str] | None, scope: str = 
     return open_files(paths.resolve(settings).select(scope), settings)
 
 
+def _readable(files: list[Any]) -> tuple[list[Any], bool]:
+    """The files that load; a layer left out is reported on stderr (the verb exits 1)."""
+    from .. import unreadable
+
+    ok, bad = unreadable.readable(files)
+    unreadable.warn(bad)
+    return ok, bool(bad)
+
+
 # ---------------------------------------------------------------- recall
 
 
@@ -42,14 +51,15 @@ def recall(argv: list[str]) -> int:
     p.add_argument("--file", action="append", help="memory file (repeat: project, then global)")
     args = p.parse_args(argv)
     settings = Settings.load()
-    result = engine.recall(args.prompt, _memory_files(settings, args.file), settings)
+    files, left_out = _readable(_memory_files(settings, args.file))
+    result = engine.recall(args.prompt, files, settings)
     text = result.render()
     if args.json:
         emit_json(recall_json(result))
-        return 0
+        return 1 if left_out else 0
     if result.skipped:
         print(f"nothing injected: {result.skipped}")
-        return 0
+        return 1 if left_out else 0
     for s in result.chosen:
         print(f"#{s.entry.id}  {s.entry.kind}  {s.layer}  score {s.score:.3f}")
     print(f"injected: {len(text)} chars, ~{_tokens(len(text))} tokens\n")
@@ -108,24 +118,25 @@ def search(argv: list[str]) -> int:
     if args.limit < 1:
         raise UserError("--limit must be 1 or more")
     settings = Settings.load()
+    files, left_out = _readable(_memory_files(settings, args.file, args.scope))
     hits = ranked.search(
         args.query,
-        _memory_files(settings, args.file, args.scope),
+        files,
         settings,
         kind=args.kind,
         limit=args.limit,
     )
     if args.json:
         emit_json([search_json(h) for h in hits])
-        return 0
+        return 1 if left_out else 0
     if not hits:
         print(f"no blocks match {args.query!r}")
-        return 0
+        return 1 if left_out else 0
     for h in hits:
         desc = f"  {h.entry.desc}" if getattr(h.entry, "desc", None) else ""
         print(f"#{h.entry.id}  [{h.entry.kind}, {h.layer}]  {h.score:.2f}{desc}")
         print(f"    {h.excerpt}")
-    return 0
+    return 1 if left_out else 0
 
 
 def search_json(hit: Any) -> dict[str, Any]:

@@ -10,10 +10,12 @@ line with exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from .. import paths, store
+from .. import paths, store, unreadable
+from ..errors import BlockNotFound
 from ..settings import Settings
 from .args import CONTENT_LIMIT, VerbParser, emit_json, read_input, verb_parser
 
@@ -39,6 +41,14 @@ def _layers(args: argparse.Namespace) -> tuple[Settings, paths.Layers]:
 def _files(args: argparse.Namespace) -> list[store.MemoryFile]:
     settings, layers = _layers(args)
     return store.open_files(layers.select(args.scope), settings)
+
+
+def _readable_files(args: argparse.Namespace) -> tuple[list[store.MemoryFile], bool]:
+    """The layers' files that load, and whether one was left out (already reported on
+    stderr with its fix; the verb still answers from the others, then exits 1)."""
+    files, bad = unreadable.readable(_files(args))
+    unreadable.warn(bad)
+    return files, bool(bad)
 
 
 def _id_list(text: str | None) -> list[str] | None:
@@ -135,8 +145,9 @@ def get(argv: list[str]) -> int:
     p.add_argument("--limit", type=int, help="most extra blocks from refs and backlinks")
     _scope_arg(p, "all", paths.SCOPES)
     args = p.parse_args(argv)
+    files, left_out = _readable_files(args)
     result = store.get(
-        _files(args),
+        files,
         args.ids,
         follow_refs=args.follow_refs,
         depth=args.depth,
@@ -148,13 +159,21 @@ def get(argv: list[str]) -> int:
     else:
         sys.stdout.write("\n".join(e.to_agd() for e in result.entries))
     if result.missing:
-        ids = ", ".join(f"#{i}" for i in result.missing)
+        near = store.near_ids(files, result.missing)
+        ids = ", ".join(
+            f"#{i}"
+            + (f" (did you mean {', '.join('#' + n for n in near[i])}?)" if i in near else "")
+            for i in result.missing
+        )
         where = "any layer" if args.scope == "all" else f"the {args.scope} layer"
         print(f"agd-memory: not found in {where}: {ids}", file=sys.stderr)
-    return 1 if result.missing and not result.entries else 0
+    return 1 if left_out or (result.missing and not result.entries) else 0
 
 
 # -- toc -----------------------------------------------------------------------------
+
+
+FILTERS = ("kind", "status", "since")
 
 
 def toc(argv: list[str]) -> int:
@@ -173,7 +192,7 @@ def toc(argv: list[str]) -> int:
     args = p.parse_args(argv)
     from .. import toc as toc_module
 
-    files = _files(args)
+    files, left_out = _readable_files(args)
     settings = files[0].settings if files else Settings.load()
     filtered = args.kind or args.status or args.since
     if args.json or filtered:
@@ -193,15 +212,18 @@ def toc(argv: list[str]) -> int:
                 "supersedes",
             )
             emit_json([{k: v for k, v in e.to_dict().items() if k in keys} for e in entries])
+        elif not entries:  # as `search` says "no blocks match": status 0, nothing is wrong
+            given = [f"--{k} {v}" for k, v in vars(args).items() if k in FILTERS and v]
+            print(f"no entries match {' '.join(given)}")
         else:
             for e in entries:
                 notes = ", ".join(x for x in (e.status, e.date) if x)
                 print(f"#{e.id}\t{e.kind}\t{e.desc or ''}" + (f"\t[{notes}]" if notes else ""))
-        return 0
+        return 1 if left_out else 0
     if args.budget is not None:
         settings = settings.replace(toc_token_budget=args.budget)
     sys.stdout.write(toc_module.render(files, settings))
-    return 0
+    return 1 if left_out else 0
 
 
 # -- delete, rename --------------------------------------------------------------------
@@ -216,7 +238,8 @@ def delete(argv: list[str]) -> int:
     p.add_argument("id")
     _scope_arg(p, "project", paths.WRITE_SCOPES)
     args = p.parse_args(argv)
-    result = _files(args)[0].delete(args.id)
+    with _points_to_other_layers(args, args.id):
+        result = _files(args)[0].delete(args.id)
     if args.json:
         emit_json(_result_json(result))
     else:
@@ -234,12 +257,37 @@ def rename(argv: list[str]) -> int:
     p.add_argument("new")
     _scope_arg(p, "project", paths.WRITE_SCOPES)
     args = p.parse_args(argv)
-    result = _files(args)[0].rename(args.old, args.new)
+    with _points_to_other_layers(args, args.old):
+        result = _files(args)[0].rename(args.old, args.new)
     if args.json:
         emit_json(_result_json(result))
     else:
         print(result.message)
     return 0
+
+
+@contextlib.contextmanager
+def _points_to_other_layers(args: argparse.Namespace, block_id: str) -> Iterator[None]:
+    """A block missing from the layer a write verb changes, but present in another layer:
+    the error says which layer has it and the `--scope` that reaches it."""
+    try:
+        yield
+    except BlockNotFound as exc:
+        settings, layers = _layers(args)
+        found, _ = unreadable.readable(
+            [f for f in store.open_files(layers.select("all"), settings) if f.layer != args.scope]
+        )
+        have = [f.layer for f in found if f.entry(block_id) is not None]
+        if not have:
+            raise
+        flags = " or ".join(f"--scope {layer}" for layer in have)
+        where = " and ".join(f"the {layer} layer" for layer in have)
+        raise BlockNotFound(
+            f"no block #{block_id.lstrip('#')} in the {args.scope} layer; it is in {where}: "
+            f"run it again with {flags}",
+            block_id=block_id,
+            path=exc.path,
+        ) from None
 
 
 # -- where -----------------------------------------------------------------------------

@@ -15,7 +15,6 @@ remote index change, while it runs.
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +79,17 @@ class Workspace:
         if not existing:
             raise MemoryFileError(_no_memory_message(scope, layers))
         return existing
+
+
+def _readable(files: list[store.MemoryFile]) -> tuple[list[store.MemoryFile], str]:
+    """The files that load, and a first line naming each layer left out (a file that does
+    not parse never reads as empty); a tool error when no layer is left."""
+    from .. import unreadable
+
+    ok, bad = unreadable.readable(files)
+    if bad and not ok:
+        raise bad[0].error
+    return ok, "".join(f"Note: {unreadable.for_user(item)}\n\n" for item in bad)
 
 
 def _no_memory_message(scope: str, layers: Sequence[paths.Layer]) -> str:
@@ -169,10 +179,10 @@ def toc(
             )
     _check_range("limit", limit, 1, MAX_TOC_LIMIT)
     _check_range("offset", offset, 0, 10**9)
-    files = ws.read_files(scope)
+    files, note = _readable(ws.read_files(scope))
     entries = list_entries(files, kind=kind, status=status, since=since)  # memory entries only
     filters = {k: v for k, v in (("kind", kind), ("status", status), ("since", since)) if v}
-    return mcp_text.toc(entries, scope=scope, offset=offset, limit=limit, filters=filters)
+    return note + mcp_text.toc(entries, scope=scope, offset=offset, limit=limit, filters=filters)
 
 
 def _is_date(text: str) -> bool:
@@ -198,14 +208,14 @@ def search(
     if not query or not query.strip():
         raise UserError('query is empty; give words to look for, e.g. query="deploy staging"')
     _check_range("limit", limit, 1, MAX_SEARCH_LIMIT)
-    files = ws.read_files(scope)
+    files, note = _readable(ws.read_files(scope))
     # Imported on first use: the ranking code is only needed when the model searches.
     from ..recall.search import search as ranked_search
 
     hits = ranked_search(
         query, files, ws.settings, kind=_read_kind(kind), limit=limit, ignore_case=ignore_case
     )
-    return mcp_text.search(query, hits, scope=scope)
+    return note + mcp_text.search(query, hits, scope=scope)
 
 
 # ---------------------------------------------------------------- get
@@ -234,7 +244,7 @@ def get(
         )
     _check_range("depth", depth, 1, MAX_DEPTH)
     _check_range("limit", limit, 1, MAX_GET_LIMIT)
-    files = ws.read_files(scope)
+    files, note = _readable(ws.read_files(scope))
     extras = follow_refs or with_backlinks
     # Ask for one extra block beyond the limit: if it comes back, say that more exist.
     result = store.get(
@@ -251,10 +261,10 @@ def get(
     if truncated:
         entries = _drop_last_extras(entries, wanted, n_extra - limit)
     missing = list(result.missing)
-    suggestions = _suggest(files, missing) if missing else {}
+    suggestions = store.near_ids(files, missing) if missing else {}
     if not any(e.id in wanted for e in entries):
-        raise BlockNotFound(_not_found_message(missing or wanted, suggestions, scope))
-    return mcp_text.get(
+        raise BlockNotFound(note + _not_found_message(missing or wanted, suggestions, scope))
+    return note + mcp_text.get(
         entries,
         asked=wanted,
         missing=missing,
@@ -290,16 +300,6 @@ def _link_labels(entries: Sequence[store.Entry], wanted: Sequence[str]) -> dict[
         cites = [r for r in entry.cites if r in wanted] or list(entry.cites)
         labels[entry.id] = f"cites #{cites[0]}" if cites else "linked"
     return labels
-
-
-def _suggest(files: Sequence[store.MemoryFile], missing: Sequence[str]) -> dict[str, list[str]]:
-    known = sorted({e.id for f in files for e in f.entries() if e.is_memory})
-    out: dict[str, list[str]] = {}
-    for block_id in missing:
-        near = difflib.get_close_matches(block_id, known, n=3, cutoff=0.6)
-        if near:
-            out[block_id] = near
-    return out
 
 
 def _not_found_message(

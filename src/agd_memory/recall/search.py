@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import UserError
 from .engine import Front, MemorySource, scored
 from .text import fold
 
@@ -60,8 +61,15 @@ def search(
     index = front.index
     if index is None:
         return []
-    # a query of stopwords only ("the when") still searches for what it says
-    words = front.words or [front.analyzer.normalize(w) for w in front.analyzer.tokenizer(query, 2)]
+    words = front.words
+    if not words:
+        # "the a of" would rank every block that has a "the": ten arbitrary hits
+        raise UserError(
+            f"the query {query.strip()!r} has no searchable words (only words too common to "
+            'rank by, or single letters); search for a name or a term, e.g. "deploy staging"',
+            field="query",
+            reason="stopwords",
+        )
     # a search query is terse ("deploy steps"): every word of a key counts, as in a BM25
     # over the keys; recall's whole-key rule guards prompts that nobody wrote for search
     prompt = front.prompt(front.concepts(index, words), key_words=True)

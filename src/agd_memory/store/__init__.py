@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from ..diskcache import clear as clear_cache
 from .entry import Entry, parse_id_list
-from .graph import GetResult, get
+from .graph import GetResult, get, near_ids
 from .memoryfile import DeleteResult, MemoryFile, RenameResult, SaveResult, open_files
 from .rules import SCAFFOLD, VALID_STATUS, suggest_id
 
@@ -44,6 +44,7 @@ __all__ = [
     "RenameResult",
     "GetResult",
     "get",
+    "near_ids",
     "open_files",
     "parse_id_list",
     "suggest_id",

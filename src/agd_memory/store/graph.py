@@ -8,6 +8,7 @@ layer) wins.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -82,3 +83,13 @@ def get(
         limit=limit,
     )
     return GetResult([by_id[i] for i in found + added], [i for i in wanted if i not in by_id])
+
+def near_ids(files: Sequence[MemoryFile], missing: Sequence[str]) -> dict[str, list[str]]:
+    """The "did you mean" of every `get`: up to three memory ids close to each missing one."""
+    known = sorted({e.id for f in files for e in f.entries() if e.is_memory})
+    out: dict[str, list[str]] = {}
+    for block_id in missing:
+        near = difflib.get_close_matches(block_id, known, n=3, cutoff=0.6)
+        if near:
+            out[block_id] = near
+    return out

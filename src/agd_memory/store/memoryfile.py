@@ -237,9 +237,14 @@ class MemoryFile:
         try:
             return parse(text)
         except AgdError as exc:
+            bak = self.backup_path
+            fix = (
+                f"fix that line, or restore {bak} (the text before the last bulk rewrite)"
+                if bak.is_file()
+                else f"fix that line by hand (`agd validate {self.path}` shows it)"
+            )
             raise MemoryFileError(
-                f"memory file {self.path} does not parse: {exc}; fix that line "
-                f"(`agd validate {self.path}`) or restore a backup",
+                f"memory file {self.path} does not parse: {exc}; {fix}",
                 path=self.path,
                 line=exc.line,
                 reason="parse",
