@@ -4,7 +4,7 @@
 meta and superseded blocks left out), grouped by layer and kind, open items first,
 one short line each, within a hard token budget. When the budget is too small the
 open and newest entries stay and the rest are counted in a closing
-"+N more: use agd_memory_toc" line. The earlier plugin injected the whole id list
+"+N more entries, listed by …agd_memory_toc" line. The earlier plugin injected the whole id list
 unbounded and skipped the global layer (reference §13.4); this fixes both.
 """
 
@@ -24,11 +24,17 @@ if TYPE_CHECKING:
 KIND_ORDER = ("x-user", "x-feedback", "x-project", "x-reference")
 MAX_DESC_CHARS = 90
 HEADER = "# Memory (agd-memory): table of contents"
+TOOL_PREFIX = "mcp__plugin_agd-memory_agd-memory__"
+"""How Claude Code names this plugin's MCP tools (plugin agd-memory, server agd-memory)."""
+# Factual statements, not instructions: hook text phrased as commands can trip the model's
+# prompt-injection defences (Claude Code's hooks docs). With tool search on (the default)
+# the MCP tools are deferred: the model sees their prefixed names and loads them first.
 FETCH_LINE = (
-    "Fetch a block with the agd_memory_get tool (ids, optionally with refs/backlinks); "
-    "find blocks with agd_memory_search."
+    f"A block's full text is returned by the MCP tool {TOOL_PREFIX}agd_memory_get (ids, with "
+    f"refs/backlinks); {TOOL_PREFIX}agd_memory_search finds blocks by words. When tool search "
+    "defers them, ToolSearch loads them."
 )
-MORE_LINE = "+{n} more: use agd_memory_toc"
+MORE_LINE = f"+{{n}} more entries, listed by {TOOL_PREFIX}agd_memory_toc"
 
 
 def budget_tokens(text: str) -> int:
@@ -102,7 +108,7 @@ def render(
         kept.discard(id(by_priority.pop()))
         text = _assemble(head, entries, kept, lines)
     if count(text) > budget:  # a budget smaller than the header itself
-        return MORE_LINE.format(n=len(entries)) + "\n"
+        return f"+{len(entries)} memory entries\n"
     return text
 
 

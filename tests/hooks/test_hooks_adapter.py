@@ -293,7 +293,7 @@ def test_long_context_is_cut_under_claude_code_limit(monkeypatch, capsys, calls)
     _, out, _ = run_main(["session-start"], "{}", monkeypatch, capsys)
     context = context_of(out, "SessionStart")
     assert len(context) <= 10_000
-    assert context.endswith("use agd_memory_toc)")
+    assert context.endswith("agd_memory_toc lists it)")
     assert "- #entry-00000" in context and "- #entry-01999" not in context
     assert all(line.startswith("- #entry-") for line in context.splitlines()[:-1])  # whole lines
 

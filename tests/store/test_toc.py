@@ -49,7 +49,7 @@ def test_render_groups_by_layer_and_kind_with_open_first(files, settings):
     assert "old-db" not in text, "superseded blocks are left out"
     assert "h-project" not in text and "#root" not in text, "scaffold headings are left out"
     assert lines[-1] == toc.FETCH_LINE
-    assert "more: use agd_memory_toc" not in text
+    assert "more entries, listed by mcp__plugin_agd-memory_agd-memory__agd_memory_toc" not in text
 
 
 def test_render_is_empty_without_memory(tmp_path: Path, settings):
@@ -91,7 +91,7 @@ def test_budget_is_respected_on_10000_blocks_keeping_open_and_newest(
     assert estimate(text) <= budget
     shown = [line for line in text.splitlines() if line.startswith("- #")]
     more = next(line for line in text.splitlines() if line.startswith("+"))
-    assert more == f"+{10_000 - len(shown)} more: use agd_memory_toc"
+    assert more == f"+{10_000 - len(shown)} more entries, listed by {toc.TOOL_PREFIX}agd_memory_toc"
     assert shown, "something fits"
     open_ids = {f"e{i}" for i in range(10_000) if i % 500 == 7}
     shown_ids = {line.split(":")[0][3:] for line in shown}
@@ -148,6 +148,19 @@ def test_the_budget_is_counted_one_way_for_every_reader(files, settings):
     full = toc.render(files, settings.replace(toc_token_budget=10**9))
     need = toc.budget_tokens(full)
     assert toc.render(files, settings.replace(toc_token_budget=need)) == full
-    assert "more: use agd_memory_toc" in toc.render(
+    assert "more entries, listed by mcp__plugin_agd-memory_agd-memory__agd_memory_toc" in toc.render(
         files, settings.replace(toc_token_budget=need - 1)
     )
+
+
+def test_tool_hints_name_the_tools_as_claude_code_shows_them(tmp_path: Path, settings) -> None:
+    # With tool search (Claude Code's default) the MCP tools are deferred and prefixed; the
+    # hint says so as a fact (hook text phrased as commands trips injection defences).
+    path = tmp_path / "memory.agd"
+    path.write_text("@x-project [#a]\n~~~\nfact\n~~~\n", encoding="utf-8")
+    text = toc.render([store.MemoryFile(path, layer="project", settings=settings)], settings)
+    hint = text.splitlines()[-1]
+    assert "mcp__plugin_agd-memory_agd-memory__agd_memory_get" in hint
+    assert "mcp__plugin_agd-memory_agd-memory__agd_memory_search" in hint
+    assert "ToolSearch" in hint
+    assert hint.split()[0] not in ("Fetch", "Use", "Call", "Run")

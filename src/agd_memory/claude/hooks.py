@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 MAX_CONTEXT_CHARS = 9_500
 """Claude Code moves hook output over 10,000 characters to a file; stay under it, with room for the note."""
 
+TOC_TOOL = "mcp__plugin_agd-memory_agd-memory__agd_memory_toc"
+"""The TOC tool as the model sees it in Claude Code (plugin and server both `agd-memory`)."""
+
 MAX_NOTICE_CHARS = 2_000
 """The user notices together: a few lines, far below Claude Code's cap on `systemMessage`."""
 
@@ -290,7 +293,8 @@ def _capped(context: str) -> str:
         cut = context.rfind("\n", 0, MAX_CONTEXT_CHARS - 80)
         cut = cut if cut > 0 else MAX_CONTEXT_CHARS - 80
         context = (
-            context[:cut] + "\n(agd-memory: context cut to fit the hook limit; use agd_memory_toc)"
+            context[:cut]
+            + f"\n(agd-memory: the rest was cut to fit the hook limit; {TOC_TOOL} lists it)"
         )
     return context
 

@@ -38,5 +38,5 @@ def header(ids: list[str]) -> str:
     listed = ", ".join(f"#{i}" for i in ids)
     return (
         f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}); "
-        "search the memory with agd_memory_search for more"
+        "mcp__plugin_agd-memory_agd-memory__agd_memory_search finds more"
     )
