@@ -381,8 +381,9 @@ def test_malformed_file_is_reported_in_the_page(open_page, home: Home):
     assert row(page, "global:pref-no-emoji").count() == 1
 
 
-def test_page_works_without_node_modules(open_page, home: Home, monkeypatch):
+def test_page_works_without_node_modules(open_page, home: Home, monkeypatch, tmp_path):
     monkeypatch.setattr(assets, "node_modules_dir", lambda root: None)
+    monkeypatch.setattr(assets, "REPO_ROOT", tmp_path / "no-lock")  # no fetch from the registry
     page, _ = open_page(home)
     tests = row(page, "project:feedback-tests")
     tests.locator(".row-main").click()
@@ -432,3 +433,149 @@ def test_page_says_when_the_server_has_stopped(open_page, home: Home, serve):
     # in flight as the server closed); nothing else may be.
     lost = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "net::ERR_EMPTY_RESPONSE")
     watch.errors[:] = [e for e in watch.errors if not e.endswith(lost)]
+
+
+# -- review and editing (issue 19 §1) ----------------------------------------------------
+
+
+def _queue(home: Home, *proposals) -> list[str]:
+    from agd_memory import store
+    from agd_memory.distill import review
+
+    mf = store.MemoryFile(home.project, settings=home.settings)
+    return [
+        i.id for i in review.enqueue(mf, list(proposals), source="distill", session="s-7").added
+    ]
+
+
+def _entry(home: Home, block_id: str):
+    from agd_memory import store
+
+    return store.MemoryFile(home.project, settings=home.settings).entry(block_id)
+
+
+def test_review_view_accepts_rejects_and_edits(open_page, home: Home):
+    from agd_memory.distill.review import Proposal
+
+    accept_id, reject_id, edit_id = _queue(
+        home,
+        Proposal.save("x-project", "ci-host", "CI runs on Forgejo.", desc="CI host"),
+        Proposal.save("x-project", "lint", "Ruff, not flake8.", desc="linter"),
+        Proposal.save("x-feedback", "tabs", "Tabs in Makefiles only.", desc="tabs"),
+    )
+    page, watch = open_page(home)
+    tab = page.locator('.seg [data-view="review"]')
+    tab.filter(has_text="Review (3)").wait_for()
+    tab.click()
+    cards = page.locator(".review-item")
+    assert cards.count() == 3
+    first = page.locator(f'.review-item[data-qid="{accept_id}"]')
+    assert "+CI runs on Forgejo." in first.locator(".diff").text_content()
+    assert "session s-7" in first.text_content()
+    shot(page, "review")
+
+    first.locator('[data-action="accept"]').click()
+    page.wait_for_selector(f'.review-item[data-qid="{accept_id}"]', state="detached")
+    assert _entry(home, "ci-host").body == "CI runs on Forgejo."
+    page.wait_for_selector('article.row[data-uid="project:ci-host"]', state="attached")
+
+    page.locator(f'.review-item[data-qid="{reject_id}"] [data-action="reject"]').click()
+    page.wait_for_selector(f'.review-item[data-qid="{reject_id}"]', state="detached")
+    assert _entry(home, "lint") is None
+
+    card = page.locator(f'.review-item[data-qid="{edit_id}"]')
+    card.locator('[data-action="edit"]').click()
+    area = card.locator("textarea.review-text")
+    area.fill(area.input_value().replace("Makefiles only.", "Makefiles, spaces elsewhere."))
+    card.locator('[data-action="save-edit"]').click()
+    page.locator(".review-item .diff", has_text="+Tabs in Makefiles, spaces elsewhere.").wait_for()
+    assert _entry(home, "tabs") is None  # still pending
+    card = page.locator(f'.review-item[data-qid="{edit_id}"]')
+    card.locator('[data-action="edit"]').click()
+    card.locator("textarea.review-text").fill("not an entry")
+    card.locator('[data-action="save-edit"]').click()
+    page.wait_for_selector(".review-error:not([hidden])")
+    assert "does not parse" in card.locator(".review-error").text_content()
+    assert _entry(home, "tabs") is None
+    # the refusal is the one error of the page: its 409 answer
+    assert watch.errors == [
+        "Failed to load resource: the server responded with a status of 409 (Conflict)"
+    ]
+    watch.errors.clear()
+
+
+def test_an_entry_is_edited_and_deleted_in_the_page(open_page, home: Home):
+    page, _ = open_page(home)
+    target = row(page, "project:decision-invoices")
+    target.locator(".row-main").click()
+    target.locator('[data-action="edit-entry"]').click()
+    target.locator("input.edit-desc").fill("<b>one counter per year</b>")
+    target.locator("select.edit-status").select_option("done")
+    target.locator("input.edit-keys").fill("Rechnungsnummer")
+    target.locator("textarea.edit-body").fill("One counter row per year.")
+    target.locator('[data-action="save-entry"]').click()
+    row(page, "project:decision-invoices").locator(
+        ".desc", has_text="<b>one counter per year</b>"
+    ).wait_for()
+    saved = _entry(home, "decision-invoices")
+    assert (saved.desc, saved.status, saved.body) == (
+        "<b>one counter per year</b>",
+        "done",
+        "One counter row per year.",
+    )
+    assert saved.attrs["keys"] == "rechnungsnummer"
+    assert row(page, "project:decision-invoices").locator(".desc b").count() == 0  # text, not HTML
+
+    filler = row(page, "project:filler-00")
+    filler.locator(".row-main").click()
+    filler.locator('[data-action="delete-entry"]').click()
+    assert _entry(home, "filler-00") is not None  # the first click only arms it
+    filler.locator('[data-action="delete-entry"]').click()
+    page.wait_for_selector('article.row[data-uid="project:filler-00"]', state="detached")
+    assert _entry(home, "filler-00") is None
+
+
+def test_cross_origin_and_tokenless_posts_are_refused(browser, serve, home: Home):
+    target = serve(home)
+    before = home.project.read_bytes()
+    url = f"{target.url}api/entry"
+    body = '{"project": "x", "layer": "project", "action": "delete", "id": "filler-01"}'
+    context = browser.new_context()
+    # a page of another origin, served by the test itself (nothing leaves the machine)
+    context.route(
+        "http://evil.example/**",
+        lambda r: r.fulfill(status=200, content_type="text/html", body="<p>hello</p>"),
+    )
+    try:
+        page = context.new_page()
+        page.goto("http://evil.example/")
+        # with the token header, a cross-origin fetch needs a preflight, which is refused
+        outcome = page.evaluate(
+            """async ([url, body]) => {
+                try {
+                    const r = await fetch(url, {method: "POST", body,
+                        headers: {"Content-Type": "application/json", "X-AGD-Token": "x"}});
+                    return "answered " + r.status;
+                } catch (e) { return "blocked"; }
+            }""",
+            [url, body],
+        )
+        assert outcome == "blocked"
+        # a "simple" cross-origin POST (no preflight): Chromium may block it before it leaves
+        # (private network access); if it arrives, the server refuses its Origin
+        page.evaluate(
+            """async ([url, body]) => {
+                try { await fetch(url, {method: "POST", mode: "no-cors", body}); } catch (e) {}
+            }""",
+            [url, body],
+        )
+        page.goto(target.url)  # the viewer's own page, but a POST without its token
+        status = page.evaluate(
+            """async ([body]) => (await fetch("/api/entry", {method: "POST", body,
+                headers: {"Content-Type": "application/json"}})).status""",
+            [body],
+        )
+        assert status == 403
+    finally:
+        context.close()
+    assert home.project.read_bytes() == before

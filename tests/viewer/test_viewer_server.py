@@ -374,8 +374,11 @@ def test_vendor_libraries_come_from_node_modules(tmp_path, monkeypatch):
     )
 
 
-def test_projects_json_says_where_to_install_missing_libraries(home: Home, serve, monkeypatch):
+def test_projects_json_says_where_to_install_missing_libraries(
+    home: Home, serve, monkeypatch, tmp_path
+):
     monkeypatch.setattr(assets, "node_modules_dir", lambda root: None)
+    monkeypatch.setattr(assets, "REPO_ROOT", tmp_path / "no-lock")  # no fetch from the registry
     srv = serve(home)
     _, data = get_json(srv, "/projects.json")
     assert data["vendor"] == {"cytoscape": False, "markdown_it": False}

@@ -212,6 +212,7 @@ class LayerFile:
 
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
+    _mcp_sdk_notice()
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
     if not files and not left_out:
@@ -227,6 +228,20 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
     return text if text.strip() else None
+
+
+def _mcp_sdk_notice() -> None:
+    """Starts the MCP SDK's background install when its venv is missing (mcp/sdk.py) and
+    tells the user it is installing, or why the last install failed and what to do."""
+    try:
+        from ..mcp import sdk
+
+        line = sdk.session_notice()
+    except Exception as exc:  # fail open: the TOC still goes out
+        debuglog.log(f"hook session-start: MCP SDK check failed: {type(exc).__name__}: {exc}")
+        return
+    if line:
+        notify_user(line)
 
 
 def prompt(payload: HookPayload, settings: Settings) -> str | None:

@@ -6,10 +6,16 @@ The browser still sends `Host: evil.example:8765`, so anything but a loopback
 name is refused with 403 (the earlier viewer had no such check). A request with
 two `Host` headers is malformed (RFC 9112 §3.2) and refused with 400: reading only
 the first would let a proxy and this server disagree on which host was asked.
+
+Writes (the review queue, editing and deleting entries) are POST only and refused by
+`post_refusal` unless they come from the viewer's own page: same Origin and the
+per-server token the page embeds.
 """
 
 from __future__ import annotations
 
+import hmac
+from collections.abc import Mapping
 from http import HTTPStatus
 
 LOOPBACK_NAMES = frozenset(("127.0.0.1", "localhost", "[::1]"))
@@ -64,4 +70,36 @@ def host_refusal(hosts: list[str]) -> tuple[HTTPStatus, bytes] | None:
         return HTTPStatus.BAD_REQUEST, b"bad request: more than one Host header\n"
     if not host_allowed(hosts[0] if hosts else None):
         return HTTPStatus.FORBIDDEN, b"forbidden: not a loopback Host\n"
+    return None
+
+
+TOKEN_HEADER = "X-AGD-Token"
+"""The header every state-changing request carries: the server's token, read from its page."""
+TOKEN_META = "agd-write-token"
+"""The `<meta name=...>` of the page that holds the token (only a same-origin page can read it)."""
+
+
+def post_refusal(
+    headers: Mapping[str, str], token: str, port: int
+) -> tuple[HTTPStatus, bytes] | None:
+    """Why a POST is refused, or None to do it. The request must come from the viewer's own
+    page: its `Origin` is this server (`http://<loopback>:<port>`, the Host already checked),
+    a browser's `Sec-Fetch-Site` (when sent) says same-origin, and it carries the
+    per-server token embedded in the page (a page of another origin can neither read the
+    token nor send the header without a preflight, which is refused)."""
+    origin = (headers.get("Origin") or "").strip().lower()
+    host = (headers.get("Host") or "").strip().lower()
+    scheme, sep, name = origin.partition("://")
+    if not sep or scheme != "http" or name != host or not host_allowed(name):
+        return HTTPStatus.FORBIDDEN, b"forbidden: not from the viewer's own page (Origin)\n"
+    if not name.endswith(f":{port}"):
+        return HTTPStatus.FORBIDDEN, b"forbidden: not from the viewer's own page (port)\n"
+    site = headers.get("Sec-Fetch-Site")
+    if site is not None and site.strip().lower() != "same-origin":
+        return HTTPStatus.FORBIDDEN, b"forbidden: a cross-site request\n"
+    given = headers.get(TOKEN_HEADER) or ""
+    if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode()):
+        return HTTPStatus.FORBIDDEN, b"forbidden: missing or wrong token; reload the page\n"
+    if (headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
+        return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, b"send application/json\n"
     return None

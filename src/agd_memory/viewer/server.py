@@ -9,6 +9,11 @@ Endpoints (GET and HEAD):
   /projects.json                                every project with a memory, the global layer
   /memory.json?project=KEY                      blocks, edges and stats of one project + global
   /version.json?project=KEY                     a token that changes with the files (live reload)
+  /review.json?project=KEY                      the proposals waiting for review (`edit.pending`)
+
+Writes (POST only, from the viewer's own page: `guard.post_refusal`; see `edit`):
+  /api/review                                   accept, reject or edit a pending proposal
+  /api/entry                                    save an entry's desc, body, status, keys; delete it
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import json
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -30,7 +37,7 @@ from urllib.parse import parse_qs, urlsplit
 from .. import debuglog
 from ..errors import UserError
 from ..settings import Settings
-from . import assets, guard, limits, payload
+from . import assets, edit, guard, limits, payload
 from .catalog import Catalog
 
 DEFAULT_PORT = 8765
@@ -62,6 +69,8 @@ class ViewerServer(ThreadingHTTPServer):
         self.request_timeout = limits.REQUEST_TIMEOUT
         self.connections = limits.Connections(limits.MAX_CONNECTIONS)
         self.bodies = payload.Bodies()
+        self.token = secrets.token_urlsafe(32)
+        """Required on every POST (`guard.post_refusal`); only the page served here holds it."""
 
     def process_request(self, request: socket.socket, client_address: tuple[str, int]) -> None:
         # One thread per admitted connection; `limits` bounds how many and for how long.
@@ -161,7 +170,51 @@ class Handler(BaseHTTPRequestHandler):
             HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", "text/plain; charset=utf-8"
         )
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_method
+
+    def do_POST(self) -> None:
+        self.server.last_request = time.monotonic()
+        self._send_body = True
+        self.close_connection = True
+        path = urlsplit(self.path).path
+        actions = {"/api/review": edit.review_action, "/api/entry": edit.entry_action}
+        if path not in actions:
+            self._refuse_method()
+            return
+        refusal = guard.post_refusal(self.headers, self.server.token, self.server.server_address[1])
+        if refusal is not None:
+            self._send(refusal[0], refusal[1], "text/plain; charset=utf-8")
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            length = -1
+        if not 0 < length <= edit.MAX_REQUEST:
+            self._json(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length > 0 else HTTPStatus.LENGTH_REQUIRED,
+                {"error": f"send a JSON body of at most {edit.MAX_REQUEST} bytes"},
+            )
+            return
+        try:
+            data = json.loads(self.rfile.read(length))
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._json(
+                HTTPStatus.BAD_REQUEST, {"error": f"the request is not a JSON object: {exc}"}
+            )
+            return
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            return
+        try:
+            status, answer = actions[path](self.server.catalog, data)
+        except UserError as exc:
+            status, answer = edit.status_of(exc), {"error": str(exc)}
+        except Exception as exc:  # one bad request must never stop the server
+            debuglog.log(f"viewer: POST {path}: {type(exc).__name__}: {exc}")
+            status, answer = HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"}
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
+            self._json(status, answer)
 
     def _handle(self, *, send_body: bool) -> None:
         self.server.last_request = time.monotonic()
@@ -173,9 +226,17 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(HTTPStatus.OK, self._projects())
             elif url.path in ("/memory.json", "/version.json"):
                 self._memory(url.path, query)
+            elif url.path == "/review.json":
+                catalog = self.server.catalog
+                key = (query.get("project") or [None])[0] or catalog.initial_key(catalog.projects())
+                self._json(*edit.pending(catalog, key))
             elif url.path in self.server.table:
                 asset = self.server.table[url.path]
-                self._send(HTTPStatus.OK, asset.path.read_bytes(), asset.content_type)
+                body = asset.path.read_bytes()
+                if url.path in ("/", "/index.html"):  # the page carries the write token
+                    meta = f'<meta name="{guard.TOKEN_META}" content="{self.server.token}">'
+                    body = body.replace(b"</head>", meta.encode() + b"\n</head>", 1)
+                self._send(HTTPStatus.OK, body, asset.content_type)
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
         except (BrokenPipeError, ConnectionResetError, TimeoutError):

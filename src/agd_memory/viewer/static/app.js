@@ -3,6 +3,7 @@
 import { clear, el, fmtBytes, fmtDate } from "./dom.js";
 import { clearSelection, fit, focusNode, linkedOnlyChanged, relayout, restyle, select, showGraph } from "./graph.js";
 import { collapseAll, expandAll, jumpTo, renderRead } from "./read.js";
+import { loadReview } from "./review.js";
 import { closePalette, openPalette, paletteOpen, setupPalette } from "./search.js";
 import { actions, setData, state } from "./state.js";
 
@@ -35,11 +36,13 @@ function setView(view) {
   state.view = view;
   $("read-view").hidden = view !== "read";
   $("graph-view").hidden = view !== "graph";
+  $("review-view").hidden = view !== "review";
   for (const b of document.querySelectorAll(".seg [data-view]")) {
     b.setAttribute("aria-selected", b.dataset.view === view ? "true" : "false");
   }
   document.body.dataset.view = view;
   if (view === "graph") showGraph();
+  if (view === "review") loadReview();
 }
 
 actions.jump = (uid, { fromSearch = false } = {}) => {
@@ -50,6 +53,8 @@ actions.jump = (uid, { fromSearch = false } = {}) => {
   setView("read");
   if (jumpTo(uid)) history.replaceState(null, "", `${location.search}#${encodeURIComponent(uid)}`);
 };
+
+actions.reload = () => { loadMemory({ quiet: true }); loadReview(); };
 
 actions.showInGraph = (uid) => {
   setView("graph");
@@ -128,6 +133,7 @@ async function poll() {
       }
     } catch { /* keep the list shown */ }
   }
+  loadReview();
   try {
     const { version } = await getJSON(`/version.json?project=${encodeURIComponent(state.key)}`);
     if (version !== state.data.version) {
@@ -195,6 +201,7 @@ function setupControls() {
     url.hash = "";
     history.replaceState(null, "", url);
     await loadMemory();
+    loadReview();
     window.scrollTo(0, 0);
   });
 }
@@ -223,6 +230,7 @@ async function boot() {
     await loadMemory();
   }
   setView("read");
+  loadReview();
   const hash = decodeURIComponent(location.hash.slice(1));
   if (hash && state.byUid.has(hash)) jumpTo(hash);
   performance.mark("agd-first-render"); // the DOM of the read view is built

@@ -186,7 +186,7 @@ function showPane(b) {
   const pane = clear(document.getElementById("graph-pane"));
   const status = isSuperseded(b) ? "superseded" : b.status;
   pane.append(
-    el("div", { class: "pane-head" }, kindChip(b.kind), b.layer === "global" ? layerBadge(b.layer) : null, statusChip(status)),
+    el("div", { class: "pane-head" }, kindChip(b.kind), b.layer !== "project" ? layerBadge(b.layer) : null, statusChip(status)),
     el("h3", { class: "pane-id" }, el("code", { text: `#${b.id}` })),
     el("p", { class: b.desc ? "pane-desc" : "pane-desc muted", text: b.desc || "(no description)" }),
   );
@@ -248,8 +248,10 @@ export function showGraph() {
     missing.hidden = false;
     clear(missing).append(
       el("h2", { text: "The graph needs cytoscape" }),
-      el("p", { text: "The plugin's JavaScript libraries are not installed. Run this once, then reload the page:" }),
-      el("pre", { text: `cd ${state.projects?.install_root || "<plugin folder>"} && npm ci` }),
+      ...(state.projects?.vendor_notice
+        ? [el("p", { class: "vendor-notice", text: state.projects.vendor_notice })]
+        : [el("p", { text: "The plugin's JavaScript libraries are not installed. Run this once, then reload the page:" }),
+          el("pre", { text: `cd ${state.projects?.install_root || "<plugin folder>"} && npm ci` })]),
       el("p", { class: "muted", text: "The read view and search work without it." }));
     paneEmpty();
     return;

@@ -5,6 +5,7 @@ import {
 } from "./dom.js";
 import { refLink, renderBody } from "./markdown.js";
 import { actions, isSuperseded, resolveId, state } from "./state.js";
+import { editControls } from "./entryedit.js";
 
 const rows = new Map(); // uid -> {article, main}
 let spy = null; // highlights the outline entry of the group at the top of the screen
@@ -100,7 +101,8 @@ export function details(b, { graphButton = true } = {}) {
     field("Layer", `${b.layer} `, el("span", {
       class: "path-small", text: `${layer ? layer.path.split(/[\\/]/).pop() : ""}:${b.line}`, title: layer ? `${layer.path}, line ${b.line}` : "",
     })),
-    graphButton ? el("button", { class: "btn small", type: "button", text: "Show in graph", onclick: () => actions.showInGraph(b.uid) }) : null);
+    graphButton ? el("button", { class: "btn small", type: "button", text: "Show in graph", onclick: () => actions.showInGraph(b.uid) }) : null,
+    editControls(b));
   return el("div", { class: "detail" }, body, side);
 }
 

@@ -16,6 +16,7 @@ export const actions = {
   jump: (_uid) => {},
   showInGraph: (_uid) => {},
   toast: (_text) => {},
+  reload: () => {}, // after a write: the memory and the review queue again
 };
 
 export function setData(data) {

@@ -1,3 +1,2 @@
-// Served in place of a library that is not installed (no node_modules next to the plugin):
-// the page notices the missing global and explains how to install it. Run `npm ci` in the
-// plugin folder to get cytoscape and markdown-it.
+// Served in place of a library that is neither in the plugin's node_modules nor fetched
+// into the data folder: the page notices the missing global and says what to do.

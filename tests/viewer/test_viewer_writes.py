@@ -1,0 +1,148 @@
+"""The viewer's writes over HTTP: POST only, same-origin only (Origin + the page's token),
+through the store's write path (issue 19 §1)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+
+import pytest
+from viewer_fixtures import Home
+
+from agd_memory import store
+from agd_memory.distill import review
+
+
+def page_token(srv) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
+    conn.request("GET", "/")
+    body = conn.getresponse().read().decode()
+    conn.close()
+    found = re.search(r'<meta name="agd-write-token" content="([^"]+)">', body)
+    assert found, "the page carries the token"
+    return found.group(1)
+
+
+def post(
+    srv, path: str, data: object, *, token: str | None, origin: str | None = "self", **headers
+):
+    port = srv.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json"}
+    if origin == "self":
+        sent["Origin"] = f"http://127.0.0.1:{port}"
+    elif origin is not None:
+        sent["Origin"] = origin
+    if token is not None:
+        sent["X-AGD-Token"] = token
+    sent.update(headers)
+    conn.request("POST", path, body=json.dumps(data).encode(), headers=sent)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, body
+
+
+@pytest.fixture
+def key(server) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.request("GET", "/projects.json")
+    data = json.loads(conn.getresponse().read())
+    conn.close()
+    return data["initial"]
+
+
+def _mf(home: Home) -> store.MemoryFile:
+    return store.MemoryFile(home.project, settings=home.settings)
+
+
+def test_cross_origin_or_tokenless_posts_are_refused_and_change_nothing(server, home, key, serve):
+    before = home.project.read_bytes()
+    edit = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices"}
+    token = page_token(server)
+    port = server.server_address[1]
+    refused = [
+        post(server, "/api/entry", edit, token=token, origin="http://evil.example"),
+        post(server, "/api/entry", edit, token=token, origin=None),
+        post(server, "/api/entry", edit, token=token, origin=f"http://127.0.0.1:{port + 1}"),
+        post(server, "/api/entry", edit, token=token, **{"Sec-Fetch-Site": "cross-site"}),
+        post(server, "/api/entry", edit, token=None),
+        post(server, "/api/entry", edit, token="guessed"),
+    ]
+    assert [status for status, _ in refused] == [403] * 6
+    assert b"Origin" in refused[0][1] and b"token" in refused[4][1]
+    assert post(server, "/api/entry", edit, token=token, **{"Content-Type": "text/plain"})[0] == 415
+    assert home.project.read_bytes() == before
+    # the token is the server's: the same on every load of its page, another for another server
+    assert page_token(server) == token
+    assert page_token(serve(home)) != token
+
+
+def test_an_entry_is_edited_and_deleted_through_the_store(server, home, key):
+    token = page_token(server)
+    edit = {
+        "project": key,
+        "layer": "project",
+        "action": "save",
+        "id": "decision-invoices",
+        "desc": "invoice numbers: one gapless counter per year",
+        "status": "done",
+        "keys": "Rechnungsnummer, invoice counter",
+        "body": "One counter row per year, locked FOR UPDATE.",
+    }
+    status, body = post(server, "/api/entry", edit, token=token)
+    assert status == 200, body
+    entry = _mf(home).entry("decision-invoices")
+    assert entry.desc == edit["desc"] and entry.status == "done"
+    assert entry.body == edit["body"] and entry.attrs["keys"] == "rechnungsnummer, invoice counter"
+    assert entry.updated is not None and entry.created == "2026-09-10"
+
+    secret = {**edit, "body": "token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}
+    status, body = post(server, "/api/entry", secret, token=token)
+    assert status == 409 and b"secret" in body
+    assert _mf(home).entry("decision-invoices").body == edit["body"]
+
+    status, body = post(server, "/api/entry", {**edit, "status": "bogus"}, token=token)
+    assert status == 409 and b"status" in body
+
+    gone = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices"}
+    status, body = post(server, "/api/entry", gone, token=token)
+    assert status == 200 and b"still cited by" in body
+    assert _mf(home).entry("decision-invoices") is None
+    assert post(server, "/api/entry", gone, token=token)[0] == 404
+
+
+def test_review_over_http(server, home, key):
+    token = page_token(server)
+    mf = _mf(home)
+    queued = review.enqueue(
+        mf,
+        [
+            review.Proposal.save("x-project", "ci-host", "CI runs on Forgejo.", desc="CI host"),
+            review.Proposal.save("x-project", "lint", "Ruff, not flake8.", desc="linter"),
+        ],
+        source="distill",
+        session="s-9",
+    )
+    accept_id, reject_id = (i.id for i in queued.added)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.request("GET", f"/review.json?project={key}")
+    items = json.loads(conn.getresponse().read())["items"]
+    conn.close()
+    assert [i["id"] for i in items] == [accept_id, reject_id]
+    assert "+CI runs on Forgejo." in items[0]["diff"] and items[0]["session"] == "s-9"
+    assert mf.entry("ci-host") is None  # pending is not in the file
+
+    def act(action: str, qid: str, **extra):
+        data = {"project": key, "layer": "project", "action": action, "id": qid, **extra}
+        return post(server, "/api/review", data, token=token)
+
+    assert act("edit", accept_id, text="not agd at all\n~~~")[0] == 409
+    text = items[0]["text"].replace("Forgejo.", "Forgejo Actions.")
+    assert act("edit", accept_id, text=text)[0] == 200
+    assert act("accept", accept_id)[0] == 200
+    assert mf.entry("ci-host").body == "CI runs on Forgejo Actions."
+    assert act("reject", reject_id)[0] == 200
+    assert review.pending(mf) == [] and mf.entry("lint") is None
+    assert act("accept", reject_id)[0] == 409  # not pending any more
