@@ -381,8 +381,9 @@ def test_malformed_file_is_reported_in_the_page(open_page, home: Home):
     assert row(page, "global:pref-no-emoji").count() == 1
 
 
-def test_page_works_without_node_modules(open_page, home: Home, monkeypatch):
+def test_page_works_without_node_modules(open_page, home: Home, monkeypatch, tmp_path):
     monkeypatch.setattr(assets, "node_modules_dir", lambda root: None)
+    monkeypatch.setattr(assets, "REPO_ROOT", tmp_path / "no-lock")  # no fetch from the registry
     page, _ = open_page(home)
     tests = row(page, "project:feedback-tests")
     tests.locator(".row-main").click()
