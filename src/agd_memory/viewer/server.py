@@ -255,6 +255,7 @@ class Handler(BaseHTTPRequestHandler):
             "projects": [p.as_json() for p in projects],
             "global": catalog.global_json(),
             "vendor": assets.vendor_status(self.server.table),
+            "vendor_notice": assets.vendor_notice(self.server.table),
             "install_root": str(assets.install_root(catalog.settings.plugin_root)),
         }
 
@@ -317,7 +318,8 @@ def make_server(
 ) -> ViewerServer:
     """Build (and bind) the viewer for these settings; the caller runs `serve_forever`."""
     catalog = Catalog(settings, launch_file=launch_file)
-    return bind(port, catalog, assets.build_table(settings.plugin_root), verbose=verbose)
+    table = assets.build_table(settings.plugin_root, settings.data_dir)
+    return bind(port, catalog, table, verbose=verbose)
 
 
 def _stop_when_idle(server: ViewerServer, idle_s: float) -> None:
