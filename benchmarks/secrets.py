@@ -9,13 +9,17 @@ is a false refusal when `find` reports anything in it. `--src` measures another 
 `agd_memory.secrets` (e.g. `/work/baseline/src`) on the same corpus. Time is CPU time of
 `find` per KB of text, median (and best) of N runs: over every corpus entry (short texts,
 dense with credential words) and over a memory file of ordinary entries
-(tests/data/corpora/mem-1000.agd, where the fixed cost per call matters less).
+(tests/data/corpora/mem-1000.agd, where the fixed cost per call matters less). `--hostile`
+also times one call on each of a few 200 KB inputs built to make a careless regex or loop
+go quadratic (a long word before `://`, `pass` repeated, a credential word repeated, ...).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
+import string
 import sys
 import time
 from pathlib import Path
@@ -32,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--src", type=Path, default=REPO / "src", help="the src/ folder to measure")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--verbose", action="store_true", help="list every miss and false refusal")
+    ap.add_argument("--hostile", action="store_true", help="also time hostile 200 KB inputs")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.src.resolve()))
     from agd_memory import secrets
@@ -78,7 +83,29 @@ def main(argv: list[str] | None = None) -> int:
             f"time on {name}: {statistics.median(runs):.1f} µs per KB, best {min(runs):.1f}"
             f" ({kb:.1f} KB, {len(texts)} texts, {args.runs} runs)"
         )
+    if args.hostile:
+        for name, text in hostile_inputs(200_000).items():
+            t0 = time.process_time()
+            n = len(secrets.find(text))
+            ms = (time.process_time() - t0) * 1000
+            print(f"hostile input, {name}: {ms:.0f} ms for {len(text) // 1024} KB ({n} findings)")
     return 0
+
+
+def hostile_inputs(n: int) -> dict[str, str]:
+    rng = random.Random(1)
+    alnum = string.ascii_letters + string.digits
+    return {
+        "a long word before ' ://'": "a" * n + " ://",
+        "'pass' repeated": "pass" * (n // 4),
+        "'token ' repeated": "token " * (n // 6),
+        "'mysql ' repeated": "mysql " * (n // 6),
+        "random base64": "".join(rng.choices(alnum + "+/", k=n)),
+        "a GitHub token every 41 characters": " ".join(
+            "ghp_" + "".join(rng.choices(alnum, k=36)) for _ in range(n // 41)
+        ),
+        "BEGIN CERTIFICATE lines, no END": "-----BEGIN CERTIFICATE-----\n" * (n // 28),
+    }
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import math
 import re
 from collections import Counter
@@ -197,7 +198,7 @@ PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
         (
             "password on a command line",  # `mysql -pSECRET` (a bare `-p` prompts), `sshpass -p SECRET`
             ("mysql", "sshpass"),
-            r"\b(?:mysql(?:dump|admin)?\b[^\n]*?\s-p|sshpass\s+-p\s*)[\"']?(?P<v>[^\s\"'\-][^\s\"']{3,})",
+            r"\b(?:mysql(?:dump|admin)?\b[^\n]{0,200}?\s-p|sshpass\s+-p\s*)[\"']?(?P<v>[^\s\"'\-][^\s\"']{3,})",
         ),
         (
             "password on a command line",
@@ -227,7 +228,7 @@ PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
         (
             "password in a URL",
             ("://",),
-            r"\b[a-z][a-z0-9+.\-]*://(?P<u>[^\s:/@]*):(?P<v>[^\s@/]+)@[A-Za-z0-9.\-]+",
+            r"\b[a-z][a-z0-9+.\-]{0,31}://(?P<u>[^\s:/@]{0,256}):(?P<v>[^\s@/]{1,256})@[A-Za-z0-9.\-]+",
         ),
     )
 )
@@ -263,7 +264,7 @@ _PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
 # checked by `_credential_name`). `key:value` with no space is a namespaced name
 # (`arn:...:secret:prod/db`), not an assignment.
 _ASSIGNMENT = re.compile(
-    r"(?:pass|pw|secret|token|key|cred|auth|pat)[\w.\-]*"
+    r"(?:pass|pw|secret|token|key|cred|auth|pat)(?=(?P<rest>[\w.\-]{0,64}))(?P=rest)"  # (no backtracking)
     r"(?:>(?P<xml>[^<\n]+)</"  # <password>value</password>
     r"|(?:[\"'][ \t]*(?::=|=>|[:=])|[ \t]*(?::=|=>|=)|[ \t]*:(?=[ \t\"']))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+)))"
@@ -275,7 +276,8 @@ _FOLDED_HINTS = tuple(sorted(h for h in _ALL_HINTS if h.islower()))  # looked fo
 _EXACT_HINTS = tuple(sorted(h for h in _ALL_HINTS if not h.islower()))  # looked for as written
 
 _ASSIGNMENT_STEMS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "pat")
-_NAME_END = re.compile(r"[\w.\-]*")
+_NAME_END = re.compile(r"[\w.\-]{0,64}")
+_NAME_MAX = 64  # how far back a name may start before its credential word
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CREDENTIAL_PARTS = frozenset(
     {
@@ -385,18 +387,40 @@ _WORD_STEMS = (
     "asia",
 )
 # (a value does not end with a full stop: `password.` ends a sentence)
+_VALUE_START = re.compile(r"(?<![\w+/.~\-])(?=[\w+/.~\-&!@#%^*]{6})")
 _WORD_VALUE = re.compile(r"(?<![\w+/.~\-])[\w+/.~\-&!@#%^*]{5,}[\w+/~\-&!@#%^*]={0,2}")
 # What may stand between a password word and its value: `password hunter2`, `password is ...`,
 # `password for staging is ...`, `password: "..."`.
 _CONNECTOR = re.compile(
     r"(?i)[\s\"'`]*(?:(?:(?:for|of|on)\s+(?:the\s+)?[\w.\-]+\s*)?(?:is|was|[:=])[\s\"'`]*)?"
 )
-_WINDOW = 48
+_WINDOW = 48  # how far after a credential word its value may start
+_VALUE_MAX = 512  # (a longer token is left to the high-entropy scan)
 
 _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]+-----")
 _CAMEL_CASE = re.compile(
     r"[a-z]*(?:[A-Z]+[a-z]{2,})*[A-Z]*\d*"
 )  # `ApiKeyHeader`, `getHTTPResponse2`
+# Character tests of the value heuristics, compiled once.
+_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]")
+_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+_DIGIT = re.compile(r"[0-9]")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_LETTER = re.compile(r"[A-Za-z]")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_LOWER = re.compile(r"[a-z]")
+_NAME_CHARS = re.compile(r"[A-Za-z_\-]+")
+_NOT_DIGIT = re.compile(r"[^\d]")
+_NOT_LETTER = re.compile(r"[^A-Za-z]")
+_NUMBER = re.compile(r"[\d*+\-/._]+")
+_PATH = re.compile(r"[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+")
+_PATH_PART = re.compile(r"[a-z0-9._\-]*")
+_PROSE = re.compile(r"[A-Za-z]+(?:[ ,.'-]+[A-Za-z]+)+[.!?]?")
+_SEPARATOR = re.compile(r"[\-_.]")
+_SNAKE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*")
+_SNAKE_SEPARATOR = re.compile(r"[_\-]")
+_UPPER = re.compile(r"[A-Z]")
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{4,}")
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,3}")
 _PLACEHOLDER = re.compile(
@@ -414,20 +438,15 @@ _MADE_UP = re.compile(
 
 def find(text: str) -> list[Finding]:
     """Every secret-shaped string in `text`, in order, without overlaps."""
-    found: list[Finding] = []
-    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, int, str, str]] = []
+    taken = _Spans()
     low = text.translate(_ASCII_LOWER)  # same length and offsets as `text`
     present = {h for h in _FOLDED_HINTS if h in low} | {h for h in _EXACT_HINTS if h in text}
-
-    def free(start: int, end: int) -> bool:
-        return not any(start < e and s < end for s, e in taken)
+    free = taken.free
 
     def add(kind: str, start: int, end: int, excerpt: str) -> None:
-        if not free(start, end):
-            return
-        taken.append((start, end))
-        line = text.count("\n", 0, start) + 1
-        found.append(Finding(kind, line, excerpt, start, end))
+        if taken.take(start, end):
+            found.append((start, end, kind, excerpt))
 
     for kind, hints, rx, word_start in PATTERNS:
         if present.isdisjoint(hints):
@@ -441,14 +460,15 @@ def find(text: str) -> list[Finding]:
 
     for hints, rx in _PUBLIC:
         if not present.isdisjoint(hints):
-            taken.extend(m.span() for m in rx.finditer(low))
+            for m in rx.finditer(low):
+                taken.take(*m.span())
 
     for i in _occurrences(low, _ASSIGNMENT_STEMS):
         m = _ASSIGNMENT.match(low, i)
         if m is None:
             continue
-        key_start = m.start()
-        while key_start and (low[key_start - 1].isalnum() or low[key_start - 1] in "_.-"):
+        key_start, limit = m.start(), max(0, m.start() - _NAME_MAX)
+        while key_start > limit and (low[key_start - 1].isalnum() or low[key_start - 1] in "_.-"):
             key_start -= 1
         if key_start and low[key_start - 1] == "$":
             continue  # `$password = ...` in shell or PHP reads a variable
@@ -474,9 +494,14 @@ def find(text: str) -> list[Finding]:
         if m.start() and (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_"):
             continue  # inside a word: `has_secure_password`, `ParseToken`
         eol = low.find("\n", m.end())
-        for v in _WORD_VALUE.finditer(text, m.end(), len(text) if eol < 0 else eol):
-            if v.start() > m.end() + _WINDOW:
-                break
+        line_end = len(text) if eol < 0 else eol
+        pos, starts_end = m.end(), min(line_end, m.end() + _WINDOW + 6)
+        while (first := _VALUE_START.search(text, pos, starts_end)) is not None:
+            v = _WORD_VALUE.match(text, first.start(), min(line_end, first.start() + _VALUE_MAX))
+            if v is None:  # six characters, but it ends in a full stop
+                pos = first.start() + 1
+                continue
+            pos = v.end()
             value, gap = v.group(), text[m.end() : v.start()]
             if text.startswith("(", v.end()):
                 continue  # a call: `password = read_password(...)`
@@ -495,8 +520,36 @@ def find(text: str) -> list[Finding]:
         ):
             add(HIGH_ENTROPY, m.start(), m.start() + len(token), f"{len(token)} characters")
 
-    found.sort(key=lambda f: f.start)
-    return found
+    found.sort()
+    out, line, pos = [], 1, 0
+    for start, end, kind, excerpt in found:
+        line += text.count("\n", pos, start)
+        pos = start
+        out.append(Finding(kind, line, excerpt, start, end))
+    return out
+
+
+class _Spans:
+    """Non-overlapping spans taken so far, sorted, for overlap tests in log time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def free(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self.starts, start)
+        if i and self.ends[i - 1] > start:
+            return False  # the span before reaches into this one
+        return i == len(self.starts) or self.starts[i] >= end
+
+    def take(self, start: int, end: int) -> bool:
+        """Take the span unless it overlaps one taken; say whether it was taken."""
+        if not self.free(start, end):
+            return False
+        i = bisect.bisect_right(self.starts, start)
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+        return True
 
 
 def _occurrences(low: str, stems: tuple[str, ...]) -> list[int]:
@@ -563,7 +616,7 @@ def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
         return password == user or bool(_PLACEHOLDER.match(password))  # `user:pass`
     if kind == "bearer token":
         value = m.group("v")
-        return len(value) < 20 or not re.search(r"[A-Za-z]", value)
+        return len(value) < 20 or not _LETTER.search(value)
     tail = m.group()[-16:]
     return len(set(tail)) <= 3
 
@@ -585,54 +638,56 @@ def _credential_name(key: str) -> str | None:
 
 def _is_secret_value(value: str, *, quoted: bool) -> bool:
     v = value.strip()
-    if len(v) < 6 and not (len(v) >= 4 and re.search(r"\d", v) and re.search(r"[^\d]", v)):
+    if len(v) < 6 and not (len(v) >= 4 and _DIGIT.search(v) and _NOT_DIGIT.search(v)):
         return False
     if _PLACEHOLDER.match(v) or _MADE_UP.search(v) or len(set(v)) <= 3 or "[REDACTED:" in v:
         return False
-    if re.fullmatch(r"[\d*+\-/._]+", v):
+    if _NUMBER.fullmatch(v):
         return False  # a number, an expression, a date: `10**9`, `2026-01-05`
     if quoted:
-        return not re.fullmatch(r"[A-Za-z]+(?:[ ,.'-]+[A-Za-z]+)+[.!?]?", v)  # words: prose
+        return not _PROSE.fullmatch(v)  # words: prose
     # Bare values in code and prose: `password=get_password()`, `token: self.token`,
     # `secret = os.environ[...]`, `api_key=API_KEY`, `PWD=/home/me`: references, not values.
     if v.startswith(("%", "{", "<", "(", "[", "@", "/", "./", "../", "~/", "http://", "https://")):
         return False
-    if "(" in v or "[" in v or re.match(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]", v):
+    if "(" in v or "[" in v or _ATTRIBUTE.match(v):
         return False
-    if re.fullmatch(r"[a-z0-9._\-]+(?:/[a-z0-9._\-]+)+", v):
+    if _PATH.fullmatch(v):
         return False  # a path: `secret/data/app`
-    if re.fullmatch(r"[A-Za-z]+", v):
+    if _LETTERS.fullmatch(v):
         return _random_looking(v, min_len=8)  # a name, unless random letters: `TZVLutwW`
-    if re.fullmatch(r"[A-Za-z_\-]+", v) or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*", v):
+    if _NAME_CHARS.fullmatch(v) or _SNAKE_NAME.fullmatch(v):
         return _random_looking(v)  # an identifier, unless it is random
     return not _words(v)
 
 
 def _words(v: str) -> bool:
     """`15-minute`, `AGE-SECRET-KEY-1`, `v2_final`: words and numbers joined, a name."""
-    parts = [p for p in re.split(r"[\-_.]", v) if p]
+    parts = [p for p in _SEPARATOR.split(v) if p]
     return len(parts) > 1 and all(p.isalpha() or p.isdigit() for p in parts)
 
 
 def _near_word_secret(value: str, gap: str, *, password: bool) -> bool:
     """A value right after a credential word: `password hunter2!`, `the API key is <token>`."""
-    tight = _CONNECTOR.fullmatch(gap) is not None
+    told = password and _CONNECTOR.fullmatch(gap) is not None  # `password is hunter2!`
+    if told:
+        if _LETTER.search(value) is None or _NOT_LETTER.search(value) is None:
+            return False
+    elif len(value) < 16:
+        return False
     if not _is_secret_value(value, quoted=False):
         return False  # a placeholder, a reference (`AuthBase.__call__`), a path, a number
-    if password and tight:
-        return (
-            re.search(r"[A-Za-z]", value) is not None and re.search(r"[^A-Za-z]", value) is not None
-        )
-    if len(value) < 16:
-        return False
-    if re.fullmatch(r"[0-9a-fA-F]+", value):
-        return tight and len(value) >= 32  # a hex digest after "token" is a commit, unless assigned
+    if told:
+        return True
+    if _HEX.fullmatch(value):
+        # a hex digest after "token" is a commit, unless it is told: `token: <hex>`
+        return len(value) >= 32 and _CONNECTOR.fullmatch(gap) is not None
     return _random_looking(value)
 
 
 def _near_word_kind(low: str, word: re.Match[str], value: re.Match[str]) -> str:
     """An AWS secret key is 40 base64 characters after an AWS key id or near "AWS"."""
-    if re.fullmatch(r"[A-Za-z0-9/+]{40}", value.group()) and (
+    if _AWS_SECRET.fullmatch(value.group()) and (
         word.group()[:4] in ("akia", "asia")
         or "aws" in low[max(0, word.start() - 60) : value.start()]
     ):
@@ -643,14 +698,14 @@ def _near_word_kind(low: str, word: re.Match[str], value: re.Match[str]) -> str:
 def _random_looking(token: str, min_len: int = 16) -> bool:
     """Mixed classes that switch often, as random strings do; names and paths switch rarely."""
     t = token.strip("=")
-    mixed_case = re.search(r"[a-z]", t) and re.search(r"[A-Z]", t)
-    if len(t) < min_len or not (mixed_case or re.search(r"[0-9]", t)):
+    mixed_case = _LOWER.search(t) and _UPPER.search(t)
+    if len(t) < min_len or not (mixed_case or _DIGIT.search(t)):
         return False
-    if t.count("/") >= 2 and all(re.fullmatch(r"[a-z0-9._\-]*", p) for p in t.split("/")):
+    if t.count("/") >= 2 and all(_PATH_PART.fullmatch(p) for p in t.split("/")):
         return False  # a path
     if _words(t) or _CAMEL_CASE.fullmatch(t):
         return False
-    words = sum(len(w) for w in re.findall(r"[A-Z]?[a-z]{4,}", t))
+    words = sum(len(w) for w in _WORD_RUN.findall(t))
     if words * 2 > len(t):
         return False
     classes = [
@@ -665,17 +720,17 @@ def _random_looking(token: str, min_len: int = 16) -> bool:
 def _high_entropy(token: str) -> bool:
     if len(token) < 32:
         return False
-    if not (re.search(r"[a-z]", token) and re.search(r"[A-Z]", token)):
+    if not (_LOWER.search(token) and _UPPER.search(token)):
         return False  # hex digests, UUIDs, lower-case slugs
-    if len(re.findall(r"[0-9]", token)) < 2:
+    if len(_DIGIT.findall(token)) < 2:
         return False  # CamelCaseIdentifiers and prose glued together
     if token.count("/") >= 2 and all(len(p) <= 24 for p in token.split("/")):
         return False  # a path
     if token.count("_") + token.count("-") >= 3 and all(
-        len(p) <= 16 for p in re.split(r"[_\-]", token)
+        len(p) <= 16 for p in _SNAKE_SEPARATOR.split(token)
     ):
         return False  # snake_case / kebab-case names
-    words = sum(len(w) for w in re.findall(r"[A-Z]?[a-z]{4,}", token))
+    words = sum(len(w) for w in _WORD_RUN.findall(token))
     if words * 2 > len(token):
         return False  # mostly dictionary-like runs: CamelCase names, glued prose
     # About the 2nd percentile of random base62/base64 strings of that length.
