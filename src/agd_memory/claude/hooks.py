@@ -213,6 +213,7 @@ class LayerFile:
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _mcp_sdk_notice()
+    _review_notice(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
     if not files and not left_out:
@@ -228,6 +229,23 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
     return text if text.strip() else None
+
+
+def _review_notice(settings: Settings, cwd: str) -> None:
+    """One line to the user (never the model) when proposals wait in review mode."""
+    try:
+        from .. import paths
+        from ..distill import queuefile
+
+        layers = paths.resolve(settings, cwd=cwd or None)
+        files = [layer.path for layer in (layers.team, layers.project, layers.global_) if layer]
+        waiting = queuefile.count(settings, files)
+    except Exception as exc:  # fail open: the TOC still goes out
+        debuglog.log(f"hook session-start: review queue check failed: {type(exc).__name__}: {exc}")
+        return
+    if waiting:
+        s = "s" if waiting != 1 else ""
+        notify_user(f"{waiting} proposal{s} waiting for review — run `agd-memory review`")
 
 
 def _mcp_sdk_notice() -> None:

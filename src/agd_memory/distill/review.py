@@ -3,7 +3,7 @@
 In review mode (`review.enabled`) the distiller's proposals, `agd-memory keys` results
 and consolidation plans are not written into the memory file: `enqueue` stores them in
 a queue file of their own in the data folder (`<data>/review/<name>-<hash>.json`, one
-per memory file). No reader of memory (TOC, recall, search, `get`, the hooks' injected
+per memory file: `queuefile.queue_path`). No reader of memory (TOC, recall, search, `get`, the hooks' injected
 text) ever opens that folder, and it is outside every repository, so a team layer's
 pending proposals cannot be committed by accident.
 
@@ -32,7 +32,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -44,13 +43,14 @@ from agd.atomic import write_atomic
 
 from ..errors import UserError
 from ..settings import Settings
+from .queuefile import count as count  # re-exported: the queue's API
+from .queuefile import queue_path
+from .queuefile import read as _read
 
-QUEUE_DIR = "review"
 MAX_PENDING = 500
 """The most items one queue holds; older ones are kept, new ones refused past it (logged)."""
 MAX_REJECTED = 2000
 """Fingerprints of rejected proposals remembered per memory file (the oldest forgotten)."""
-QUEUE_LIMIT = 16 * 1024 * 1024
 OPS = ("save", "keys", "plan")
 
 
@@ -152,32 +152,8 @@ class Enqueued:
 # -- where the queue lives -------------------------------------------------------------------
 
 
-def queue_path(settings: Settings, memory_path: str | os.PathLike[str]) -> Path:
-    """The queue file of one memory file: in the data folder, named after the real file."""
-    real = lock.real_path(memory_path)
-    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in real.parent.name)[:40]
-    return settings.data_dir / QUEUE_DIR / f"{stem or 'memory'}-{real.stem}-{digest}.json"
-
-
 def _path_of(mf: Any) -> Path:
     return queue_path(mf.settings, mf.path)
-
-
-def _read(path: Path) -> dict[str, Any]:
-    """The queue's data; an empty queue when the file is missing or not ours (never raises)."""
-    from agd.errors import AgdError
-    from agd.files import read_text
-
-    try:
-        data = json.loads(read_text(path, QUEUE_LIMIT))
-    except (AgdError, OSError, ValueError):
-        return {"pending": [], "rejected": {}}
-    if not isinstance(data, dict):
-        return {"pending": [], "rejected": {}}
-    pending = data.get("pending") if isinstance(data.get("pending"), list) else []
-    rejected = data.get("rejected") if isinstance(data.get("rejected"), dict) else {}
-    return {**data, "pending": pending, "rejected": rejected}
 
 
 def _change(mf: Any, change: Callable[[dict[str, Any]], Any]) -> Any:
@@ -273,16 +249,6 @@ def pending(mf: Any) -> list[Item]:
     """The items waiting for `mf`, oldest first (an unreadable queue is an empty one)."""
     items = (Item.from_dict(d) for d in _read(_path_of(mf))["pending"] if isinstance(d, dict))
     return [i for i in items if i is not None and i.op in OPS]
-
-
-def count(settings: Settings, memory_paths: Iterable[str | os.PathLike[str]]) -> int:
-    """How many items wait for these memory files (SessionStart's one line); never raises."""
-    total = 0
-    for path in memory_paths:
-        queue = queue_path(settings, path)
-        if queue.is_file():
-            total += sum(1 for d in _read(queue)["pending"] if isinstance(d, dict))
-    return total
 
 
 def find(mf: Any, ids: Sequence[str]) -> list[Item]:

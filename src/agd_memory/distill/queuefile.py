@@ -1,0 +1,58 @@
+"""Where a memory file's review queue lives, and how many items wait in it.
+
+Kept apart from `review` (which builds dataclasses and diffs) so that SessionStart can
+tell the user that proposals are waiting for the cost of a stat and, only when a queue
+exists, one small JSON read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from agd import lock
+
+from ..settings import Settings
+
+QUEUE_DIR = "review"
+QUEUE_LIMIT = 16 * 1024 * 1024
+
+
+def queue_path(settings: Settings, memory_path: str | os.PathLike[str]) -> Path:
+    """The queue file of one memory file: in the data folder, named after the real file."""
+    real = lock.real_path(memory_path)
+    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in real.parent.name)[:40]
+    return settings.data_dir / QUEUE_DIR / f"{stem or 'memory'}-{real.stem}-{digest}.json"
+
+
+def read(path: Path) -> dict:
+    """The queue's data; an empty queue when the file is missing or not ours (never raises)."""
+    from agd.errors import AgdError
+    from agd.files import read_text
+
+    try:
+        data = json.loads(read_text(path, QUEUE_LIMIT))
+    except (AgdError, OSError, ValueError):
+        return {"pending": [], "rejected": {}}
+    if not isinstance(data, dict):
+        return {"pending": [], "rejected": {}}
+    pending = data.get("pending") if isinstance(data.get("pending"), list) else []
+    rejected = data.get("rejected") if isinstance(data.get("rejected"), dict) else {}
+    return {**data, "pending": pending, "rejected": rejected}
+
+
+def count(settings: Settings, memory_paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many items wait for these memory files (each counted once); never raises."""
+    total, seen = 0, set()
+    for path in memory_paths:
+        queue = queue_path(settings, path)
+        if queue in seen:
+            continue
+        seen.add(queue)
+        if queue.is_file():
+            total += sum(1 for d in read(queue)["pending"] if isinstance(d, dict))
+    return total
