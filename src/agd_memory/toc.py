@@ -35,6 +35,7 @@ FETCH_LINE = (
     "defers them, ToolSearch loads them."
 )
 MORE_LINE = f"+{{n}} more entries, listed by {TOOL_PREFIX}agd_memory_toc"
+STALE_NOTE = "code changed"
 
 
 def budget_tokens(text: str) -> int:
@@ -69,9 +70,14 @@ def render(
             noun = "entry" if n == 1 else "entries"
             layers.append(f"{mf.layer} layer: {mf.path} ({n} {noun})")
     head = [HEADER, "; ".join(layers)]
+    from .hygiene.staleness import stale_among  # the last code check (session start's)
+
+    stale = stale_among(entries, settings.data_dir / "cache")
+    if stale:
+        head.append(f"[{STALE_NOTE}]: cites code that changed since written (`agd-memory stale`)")
     lines: dict[int, str] = {}  # id(entry) -> its line, made once
     if len(entries) <= budget:  # every line costs a token: more entries cannot all fit
-        lines = {id(e): _line(e) for e in entries}
+        lines = {id(e): _line(e, (str(e.path), e.id) in stale) for e in entries}
         text = _assemble(head, entries, set(lines), lines)
         if count(text) <= budget:
             return text
@@ -83,7 +89,7 @@ def render(
     misses = 0
     for e in sorted(entries, key=_priority):
         if id(e) not in lines:
-            lines[id(e)] = _line(e)
+            lines[id(e)] = _line(e, (str(e.path), e.id) in stale)
         line = lines[id(e)]
         cost = count(line + "\n")
         group = (e.layer, e.kind)
@@ -187,11 +193,12 @@ def _group_title(layer: str, kind: str) -> str:
     return f"## {kind[2:]} ({layer} layer)"
 
 
-def _line(e: Entry) -> str:
+def _line(e: Entry, stale: bool = False) -> str:
     desc = e.desc or _first_line(e.body)
     if len(desc) > MAX_DESC_CHARS:
         desc = desc[: MAX_DESC_CHARS - 1].rstrip() + "…"
-    notes = [s for s in (e.status if e.status in ("open", "done") else None, e.date) if s]
+    status = e.status if e.status in ("open", "done") else None
+    notes = [s for s in (status, STALE_NOTE if stale else None, e.date) if s]
     tail = f" [{', '.join(notes)}]" if notes else ""
     return f"- #{e.id}: {desc}{tail}" if desc else f"- #{e.id}{tail}"
 

@@ -280,6 +280,9 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
         return None
     ids = [c.entry.id for c in result.chosen]
     _recall_debug(f"injected {len(ids)} block(s): {ids}")
+    from ..hygiene import usage
+
+    usage.record_entries(settings.data_dir, [c.entry for c in result.chosen])
     text = result.render()
     return text if text and text.strip() else None
 

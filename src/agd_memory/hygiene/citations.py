@@ -17,7 +17,6 @@ followed by the file it was found in.
 from __future__ import annotations
 
 import re
-import subprocess
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -171,6 +170,8 @@ class Repository:
 
 
 def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when an entry is written: the hooks never import it here
+
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],

@@ -17,7 +17,7 @@ one they were computed for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -123,3 +123,34 @@ def known_stale(path: Path, cache_dir: Path) -> dict[str, list[str]]:
         return {}
     stale = data.get("stale")
     return stale if isinstance(stale, dict) else {}
+
+
+def stale_among(
+    entries: Iterable[Entry], cache_dir: Path | None
+) -> dict[tuple[str, str], list[str]]:
+    """{(memory file, id): reasons} of `entries` by their files' last verdicts (`known_stale`)."""
+    if cache_dir is None:
+        return {}
+    by_file: dict[str, dict[str, list[str]]] = {}
+    out = {}
+    for e in entries:
+        path = str(e.path)
+        if path not in by_file:
+            by_file[path] = known_stale(Path(path), cache_dir)
+        reasons = by_file[path].get(e.id)
+        if reasons:
+            out[(path, e.id)] = reasons
+    return out
+
+
+def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
+    """The session start's check of the project's repository; fails open (debug log)."""
+    import os
+
+    from .. import debuglog
+    from ..paths import repo_root
+
+    try:
+        check_all(files, repo_root(Path(os.path.abspath(cwd or os.getcwd()))))
+    except Exception as exc:  # never fail the hook: the TOC goes out unmarked
+        debuglog.log(f"hook session-start: code check failed: {type(exc).__name__}: {exc}")

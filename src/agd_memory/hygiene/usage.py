@@ -15,12 +15,16 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agd.atomic import write_atomic
 from agd.errors import AgdError
 from agd.files import read_text
 
 from .. import debuglog
+
+if TYPE_CHECKING:
+    from ..store.entry import Entry
 
 LOG_NAME = "usage.log"
 MAX_BYTES = 512 * 1024
@@ -51,6 +55,16 @@ def record(data_dir: Path, memory: Path, ids: Iterable[str], now: float | None =
             compact(data_dir)
     except OSError as exc:
         debuglog.log(f"usage log {path}: {exc}")
+
+
+def record_entries(data_dir: Path, entries: Iterable[Entry]) -> None:
+    """`record` for entries, one line per memory file they come from."""
+    by_file: dict[Path, list[str]] = {}
+    for e in entries:
+        if e.path is not None:
+            by_file.setdefault(e.path, []).append(e.id)
+    for memory, ids in by_file.items():
+        record(data_dir, memory, ids)
 
 
 def _read(path: Path) -> tuple[float | None, dict[tuple[str, str], int]]:

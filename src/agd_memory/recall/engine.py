@@ -80,6 +80,8 @@ class Scored(NamedTuple):
     layer: str
     text: str = ""
     """The AGD text injected for it."""
+    stale: bool = False
+    """It cites code that changed since it was written (`hygiene.staleness`)."""
 
 
 class RecallResult:
@@ -118,7 +120,7 @@ class RecallResult:
         if self.skipped or not self.chosen:
             return ""
         ids = [str(s.entry.id) for s in self.chosen]
-        head = render.header(ids)
+        head = render.header(ids, [str(s.entry.id) for s in self.chosen if s.stale])
         return head + "\n\n" + "\n".join(s.text for s in self.chosen)
 
     @property
@@ -590,8 +592,13 @@ def _within_budget(
     ranked: list[Match], settings: Settings, words: list[str], exact: bool
 ) -> RecallResult:
     budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
-    # keys are for matching: the model reads the fact, not the search terms
-    texts = [m.doc.entry.to_agd(drop=("keys",)) for m in ranked]
+    from ..hygiene.staleness import stale_among  # the last code check's verdicts, no code read
+
+    stale = stale_among((m.doc.entry for m in ranked), _cache_dir(settings))
+    if stale:  # entries citing changed code go below the fresh ones
+        ranked = sorted(ranked, key=lambda m: (str(m.doc.entry.path), m.doc.entry.id) in stale)
+    # keys are for matching, code= for `stale`: the model reads the fact
+    texts = [m.doc.entry.to_agd(drop=("keys", "code")) for m in ranked]
     if exact:  # exact-budget: measured on the text actually injected
         sizes = [len(t) + 1 for t in texts]
     else:
@@ -600,7 +607,13 @@ def _within_budget(
     if keep == 0:
         return RecallResult(skipped=policy.BUDGET, words=words)
     chosen = [
-        Scored(entry=m.doc.entry, score=m.score, layer=m.doc.entry.layer or "", text=t)
+        Scored(
+            m.doc.entry,
+            m.score,
+            m.doc.entry.layer or "",
+            t,
+            (str(m.doc.entry.path), m.doc.entry.id) in stale,
+        )
         for m, t in zip(ranked[:keep], texts[:keep], strict=True)
     ]
     return RecallResult(skipped=None, chosen=chosen, words=words)

@@ -31,12 +31,19 @@ def reference_text(entry: Entry) -> str:
 HEADER_PREFIX = "[agd-memory:auto-recall]"
 
 
-def header(ids: list[str]) -> str:
-    """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); ...`"""
+def header(ids: list[str], stale: list[str] | None = None) -> str:
+    """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); ...`, and which
+    of them cite code that changed since they were written (ranked last)."""
     n = len(ids)
     noun = "block" if n == 1 else "blocks"
     listed = ", ".join(f"#{i}" for i in ids)
+    note = ""
+    if stale:
+        note = (
+            "; " + ", ".join(f"#{i}" for i in stale) + " cite code that changed since written"
+            " (ranked last; check the code before relying on them)"
+        )
     return (
-        f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}); "
+        f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}){note}; "
         "mcp__plugin_agd-memory_agd-memory__agd_memory_search finds more"
     )

@@ -82,6 +82,11 @@ def get(
         with_backlinks=with_backlinks,
         limit=limit,
     )
+    settings = getattr(files[0], "settings", None) if found else None
+    if settings is not None:  # a use of the requested entries (`agd-memory stale`)
+        from ..hygiene import usage
+
+        usage.record_entries(settings.data_dir, [by_id[i] for i in found])
     return GetResult([by_id[i] for i in found + added], [i for i in wanted if i not in by_id])
 
 def near_ids(files: Sequence[MemoryFile], missing: Sequence[str]) -> dict[str, list[str]]:
