@@ -7,7 +7,6 @@ exists, one small JSON read.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -24,9 +23,18 @@ QUEUE_LIMIT = 16 * 1024 * 1024
 def queue_path(settings: Settings, memory_path: str | os.PathLike[str]) -> Path:
     """The queue file of one memory file: in the data folder, named after the real file."""
     real = lock.real_path(memory_path)
-    digest = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = f"{_fnv1a(str(real).encode('utf-8', 'surrogateescape')):016x}"
     stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in real.parent.name)[:40]
     return settings.data_dir / QUEUE_DIR / f"{stem or 'memory'}-{real.stem}-{digest}.json"
+
+
+def _fnv1a(data: bytes) -> int:
+    """A 64-bit FNV-1a hash: tells two memory files' queues apart without importing hashlib
+    (about 3 ms of every SessionStart hook)."""
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
 
 
 def read(path: Path) -> dict:
