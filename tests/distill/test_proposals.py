@@ -287,7 +287,8 @@ def test_any_model_output_is_either_refused_or_made_safe(raw: dict) -> None:
     assert "\n" not in p.desc and len(p.desc) <= proposals.DESC_CHARS
     assert p.body.strip() and len(p.body) <= proposals.BODY_CHARS
     assert p.status in (None, "open", "done")
-    assert p.scope in ("project", "global")
+    assert p.scope in ("project", "team", "global")
+    assert not (p.scope == "team" and p.kind == "x-user")
     assert all(is_identifier(s) and s != p.id for s in p.supersedes)
 
 

@@ -85,7 +85,7 @@ def test_reads_default_to_all_layers_and_save_to_the_project(listing):
         assert schema_of(listing, name).input_schema["properties"]["scope"]["default"] == "all"
     save = schema_of(listing, "agd_memory_save").input_schema["properties"]["scope"]
     assert save["default"] == "project"
-    assert save["enum"] == ["project", "global"]
+    assert save["enum"] == ["project", "team", "global"]
 
 
 def test_results_are_text_only(listing):

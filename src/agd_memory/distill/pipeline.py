@@ -156,7 +156,7 @@ def distil(
     log(f"distilling {item.transcript} ({where}; {verdict.reason})")
     excerpt = transcript.excerpt(digest, settings.distill_excerpt_chars)
     toc_text = render_toc(layers, settings)
-    message = build_message(toc_text, excerpt, item)
+    message = build_message(toc_text + proposals.team_note(layers, settings), excerpt, item)
     try:
         answer = headless.ask(
             settings, system_prompt(), message, schema.SCHEMA, log=log, sleep=sleep

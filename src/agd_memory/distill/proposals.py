@@ -1,7 +1,8 @@
 """The model's proposals, checked by our code and written through the store.
 
 Nothing the headless model returns is trusted: each proposal is validated
-(kind, id, one-line desc, non-empty body, status, supersedes, scope), its
+(kind, id, one-line desc, non-empty body, status, supersedes, scope: team for project
+facts a teammate needs when the repository has a team layer, never a fact about the user), its
 secrets are redacted, and then it is
 
 - an **update** when its id names an existing memory block (unchanged text is
@@ -34,6 +35,8 @@ from .schema import BODY_CHARS, DESC_CHARS, ID_CHARS, KINDS, MAX_PROPOSALS, MAX_
 
 GLOBAL_KINDS = ("x-user", "x-feedback")
 """Only facts about the user may go to the global layer."""
+PRIVATE_KINDS = ("x-user",)
+"""Facts about the user never go to the team layer, which every teammate reads."""
 DUPLICATE_JACCARD = 0.6
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
 
@@ -134,6 +137,9 @@ def validate(raw: object) -> Proposal:
     scope = _field(raw, "scope").strip().lower() or "project"
     if scope == "global" and kind not in GLOBAL_KINDS:
         notes.append(f"scope global is only for {' and '.join(GLOBAL_KINDS)}: kept in the project")
+        scope = "project"
+    if scope == "team" and kind in PRIVATE_KINDS:
+        notes.append(f"scope team is not for {kind}, a fact about the user: kept private")
         scope = "project"
     if scope not in SCOPES:
         notes.append(f"scope `{scope[:40]}` unknown: kept in the project")
@@ -268,7 +274,7 @@ def apply(
             proposal = replace(
                 proposal, supersedes=tuple(s for s in proposal.supersedes if s in shown)
             )
-        layer = layers.global_ if proposal.scope == "global" else layers.project  # type: ignore[attr-defined]
+        layer = _target(proposal, layers, settings, log)
         mf = store.MemoryFile(layer.path, layer=layer.name, settings=settings)
         try:
             every = mf.entries() if mf.exists() else []
@@ -279,6 +285,44 @@ def apply(
         all_ids = {e.id for e in every}
         report.outcomes.append(_write(mf, proposal, entries, all_ids, layer.name, dry_run, session))
     return report
+
+
+def team_layer(layers: object, settings: Settings):  # type: ignore[no-untyped-def]
+    """The team layer proposals may go to: the repository's team file when it exists and
+    `AGD_DISTILL_TEAM` is on, else None."""
+    team = getattr(layers, "team", None)
+    if team is None or not settings.distill_team or not team.path.is_file():
+        return None
+    return team
+
+
+def team_note(layers: object, settings: Settings) -> str:
+    """The line telling the model a team layer takes proposals ("" when none does)."""
+    team = team_layer(layers, settings)
+    if team is None:
+        return ""
+    return (
+        f"\nteam layer: {team.path} (shared with the team through git; `scope: team` for "
+        "project facts a teammate needs)"
+    )
+
+
+def _target(proposal: Proposal, layers: object, settings: Settings, log: Callable[[str], None]):  # type: ignore[no-untyped-def]
+    """The layer a proposal is written to: its scope's, except that a team proposal stays in
+    the project layer when the repository has no team file or `AGD_DISTILL_TEAM` is off."""
+    if proposal.scope == "global":
+        return layers.global_  # type: ignore[attr-defined]
+    if proposal.scope == "team":
+        team = team_layer(layers, settings)
+        if team is not None:
+            return team
+        why = (
+            "team proposals are off (AGD_DISTILL_TEAM)"
+            if not settings.distill_team
+            else ("the repository has no team layer (`agd-memory team init`)")
+        )
+        log(f"proposal #{proposal.id}: {why}: kept in the project")
+    return layers.project  # type: ignore[attr-defined]
 
 
 def _write(

@@ -21,8 +21,7 @@ DESC_CHARS = 200
 BODY_CHARS = 4000
 MAX_SUPERSEDES = 3
 STATUSES = ("", "open", "done")
-SCOPES = ("project", "global")
-
+SCOPES = ("project", "team", "global")
 
 
 def list_answer(

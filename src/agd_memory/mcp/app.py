@@ -59,9 +59,12 @@ cited as #id in the body (they become edges), status open/done for work items.
 6. When a fact changes, save a new block with supersedes=["old-id"] (the old one \
 is marked superseded) instead of a block that contradicts it; to fix a block in \
 place, save the same id again.
-7. Saves go to the project layer. Use scope="global" only for facts about the \
-user that hold in every project (preferences, working style), never for project \
-details.
+7. Saves go to the project layer (private to this machine). Use scope="team" for \
+project facts a teammate needs (decisions with their reasons, conventions, root \
+causes, references): the team layer is committed with the code. Use scope="global" \
+only for facts about the user that hold in every project (preferences, working \
+style), never for project details. Every block says its layer; an id in two layers \
+is shown from both.
 Never save secrets: a save containing a token, key or password is refused.
 """
 
@@ -76,8 +79,11 @@ WRITE = ToolAnnotations(
 # ------------------------------------------------------------------ argument types
 
 ReadScope = Annotated[
-    Literal["all", "project", "global"],
-    Field(description="Layers to read: all (project first, then global), project or global."),
+    Literal["all", "team", "project", "global"],
+    Field(
+        description="Layers to read: all (team when the repository has one, project, global), "
+        "team, project or global."
+    ),
 ]
 KindFilter = Annotated[
     str | None,
@@ -200,9 +206,10 @@ Keys = Annotated[
     ),
 ]
 WriteScope = Annotated[
-    Literal["project", "global"],
+    Literal["project", "team", "global"],
     Field(
-        description='"project", or "global" only for facts about the user that hold in every project.'
+        description='"project" (private), "team" for project facts a teammate needs (committed '
+        'with the code), or "global" only for facts about the user that hold in every project.'
     ),
 ]
 
@@ -307,7 +314,7 @@ def build_server(
         keys: Keys = None,
         scope: WriteScope = "project",
     ) -> str:
-        """Add or update one memory block (project layer unless scope="global"). When a fact
+        """Add or update one memory block (project layer unless scope="team" or "global"). When a fact
         changes, save a new block with supersedes=[old id] rather than a contradicting one.
         Refused, with nothing written, for an invalid id (a valid one is suggested), an invalid
         kind, or content containing a secret."""

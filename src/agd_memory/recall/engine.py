@@ -120,7 +120,8 @@ class RecallResult:
         if self.skipped or not self.chosen:
             return ""
         ids = [str(s.entry.id) for s in self.chosen]
-        head = render.header(ids, [str(s.entry.id) for s in self.chosen if s.stale])
+        stale = [str(s.entry.id) for s in self.chosen if s.stale]
+        head = render.header(ids, stale, [s.layer for s in self.chosen])
         return head + "\n\n" + "\n".join(s.text for s in self.chosen)
 
     @property

@@ -31,12 +31,18 @@ def reference_text(entry: Entry) -> str:
 HEADER_PREFIX = "[agd-memory:auto-recall]"
 
 
-def header(ids: list[str], stale: list[str] | None = None) -> str:
-    """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); ...`, and which
-    of them cite code that changed since they were written (ranked last)."""
+def header(ids: list[str], stale: list[str] | None = None, layers: list[str] | None = None) -> str:
+    """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); in the team layer:
+    #a; in the project layer: #b; ...` (the layer of each, `layers[i]` for `ids[i]`: an id
+    held by two layers is named in both), and which of them cite code that changed since
+    they were written (ranked last)."""
     n = len(ids)
     noun = "block" if n == 1 else "blocks"
     listed = ", ".join(f"#{i}" for i in ids)
+    by_layer: dict[str, list[str]] = {}
+    for block_id, layer in zip(ids, layers or (), strict=False):
+        by_layer.setdefault(layer or "unnamed", []).append(f"#{block_id}")
+    where = "".join(f"; in the {layer} layer: {', '.join(b)}" for layer, b in by_layer.items())
     note = ""
     if stale:
         note = (
@@ -44,6 +50,6 @@ def header(ids: list[str], stale: list[str] | None = None) -> str:
             " (ranked last; check the code before relying on them)"
         )
     return (
-        f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}){note}; "
+        f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}){where}{note}; "
         "mcp__plugin_agd-memory_agd-memory__agd_memory_search finds more"
     )

@@ -2,8 +2,8 @@
 
 Never fails on an unknown id (the earlier MCP tool lost the whole answer when one
 id lived in the other layer, reference §13.1.4): unknown ids are reported in
-`missing`. When both layers hold the same id, the first layer given (the project
-layer) wins.
+`missing`. An id held by two layers comes back from both (first layer given first),
+never shadowed: each entry says its layer.
 """
 
 from __future__ import annotations
@@ -59,17 +59,19 @@ def get(
     with_backlinks: bool = False,
     limit: int | None = None,
 ) -> GetResult:
-    """Entries for `ids` from `files` (project first).
+    """Entries for `ids` from `files` (team, project, global: the order given).
 
     `follow_refs` adds the blocks the requested ones cite (`Entry.cites`: refs, `#id`s in
     the body, supersedes), breadth first, up to `depth` hops; `with_backlinks` adds the
     blocks citing a requested one; `limit` caps how many of those extras are added
     (requested ids are never cut). The walk is the format library's (`agd.graph.expand`).
     """
-    by_id: dict[str, Entry] = {}
+    by_id: dict[str, Entry] = {}  # the walk's graph: the first layer's block of each id
+    every: dict[str, list[Entry]] = {}  # what is shown: the block of each layer holding it
     for mf in files:
         for entry in mf.entries():
             by_id.setdefault(entry.id, entry)
+            every.setdefault(entry.id, []).append(entry)
     wanted = parse_ids(list(ids))
     found = [i for i in wanted if i in by_id]
     added = expand(
@@ -86,8 +88,11 @@ def get(
     if settings is not None:  # a use of the requested entries (`agd-memory stale`)
         from ..hygiene import usage
 
-        usage.record_entries(settings.data_dir, [by_id[i] for i in found])
-    return GetResult([by_id[i] for i in found + added], [i for i in wanted if i not in by_id])
+        usage.record_entries(settings.data_dir, [e for i in found for e in every[i]])
+    return GetResult(
+        [e for i in found + added for e in every[i]], [i for i in wanted if i not in by_id]
+    )
+
 
 def near_ids(files: Sequence[MemoryFile], missing: Sequence[str]) -> dict[str, list[str]]:
     """The "did you mean" of every `get`: up to three memory ids close to each missing one."""

@@ -234,6 +234,11 @@ class MemoryFile:
     def _parse_str(self, text: str) -> Document:
         from agd.parser import parse  # imported on a cache miss only: hooks read the cache
 
+        from ..team.markers import conflict_message
+
+        conflict = conflict_message(self.path, text)  # markers can parse, inside a fence
+        if conflict is not None:
+            raise MemoryFileError(conflict, path=self.path, reason="conflict")
         try:
             return parse(text)
         except AgdError as exc:

@@ -82,6 +82,8 @@ class Catalog:
         layers = paths.resolve(settings)
         self.global_path: Path = layers.global_.path
         self.launch_path: Path = launch_file if launch_file is not None else layers.project.path
+        # the repository's team layer, shown beside the project it was launched in
+        self.team_path: Path | None = layers.team.path if layers.team is not None else None
 
     def projects(self) -> list[Project]:
         """Every project file that exists, newest first, plus the launch file if it is elsewhere
@@ -136,7 +138,8 @@ class Catalog:
         }
 
     def layers_for(self, key: str) -> list[tuple[str, Path]] | None:
-        """The (layer name, file) pairs shown for `key`, project first; None for an unknown key."""
+        """The (layer name, file) pairs shown for `key` (team, project, global); None for an
+        unknown key. The team layer (when its file exists) goes with the launch project."""
         if key == GLOBAL_KEY:
             return [("global", self.global_path)]
         if key == LAUNCH_KEY:
@@ -144,8 +147,15 @@ class Catalog:
             # a page opened before the first save keeps following it (live reload).
             if _same_file(self.launch_path, self.global_path):
                 return [("global", self.global_path)]
-            return [("project", self.launch_path), ("global", self.global_path)]
+            return [*self._team(), ("project", self.launch_path), ("global", self.global_path)]
         for project in self.projects():
             if project.key == key:
-                return [("project", project.path), ("global", self.global_path)]
+                team = self._team() if _same_file(project.path, self.launch_path) else []
+                return [*team, ("project", project.path), ("global", self.global_path)]
         return None
+
+    def _team(self) -> list[tuple[str, Path]]:
+        team = self.team_path
+        if team is None or _stat(team) is None or _same_file(team, self.launch_path):
+            return []
+        return [("team", team)]

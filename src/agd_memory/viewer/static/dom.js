@@ -62,9 +62,9 @@ export function kindChip(kind) {
 
 export function layerBadge(layer) {
   return el("span", {
-    class: `badge layer-${layer === "global" ? "global" : "project"}`,
-    text: layer === "global" ? "global" : "project",
-    title: layer === "global" ? "global layer (every project)" : "project layer",
+    class: `badge layer-${layer}`,
+    text: layer,
+    title: { global: "global layer (every project)", team: "team layer (committed with the repository)" }[layer] || "project layer",
   });
 }
 

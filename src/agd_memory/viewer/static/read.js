@@ -58,7 +58,7 @@ function row(b) {
     onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(b.uid); } },
   },
   el("span", { class: "cell kind-cell" }, kindChip(b.kind)),
-  el("span", { class: "cell id-cell" }, el("code", { class: "bid", text: `#${b.id}` }), b.layer === "global" ? layerBadge(b.layer) : null),
+  el("span", { class: "cell id-cell" }, el("code", { class: "bid", text: `#${b.id}` }), b.layer !== "project" ? layerBadge(b.layer) : null),
   el("span", { class: "cell text-cell" },
     el("span", { class: b.desc ? "desc" : "desc none", text: b.desc || "(no description)" }),
     el("span", { class: "excerpt", text: excerpt(b.body) })),

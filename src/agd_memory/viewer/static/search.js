@@ -75,7 +75,7 @@ function renderResults(query) {
       onmousemove: () => setActive(i),
       onclick: () => choose(i),
     },
-    el("div", { class: "palette-line" }, kindChip(b.kind), el("code", { class: "bid" }, highlighted(`#${b.id}`, hit.terms)), b.layer === "global" ? layerBadge(b.layer) : null),
+    el("div", { class: "palette-line" }, kindChip(b.kind), el("code", { class: "bid" }, highlighted(`#${b.id}`, hit.terms)), b.layer !== "project" ? layerBadge(b.layer) : null),
     el("div", { class: "palette-desc" }, highlighted(b.desc || "(no description)", hit.terms)),
     b.body ? el("div", { class: "palette-snippet" }, highlighted(snippet(b.body, hit.terms), hit.terms)) : null));
   });
