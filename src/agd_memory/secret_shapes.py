@@ -198,13 +198,16 @@ PUBLIC: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ),
         (
             ("sha1", "sha2", "sha3", "sha5", "md5", "h1:", "h1-"),
-            r"(?:sha(?:1|224|256|384|512)|md5|h1)[:\-][a-z0-9+/_\-]{16,}={0,2}",
+            r"(?<![a-z0-9+/_\-])(?:sha(?:1|224|256|384|512)|md5|h1)[:\-][a-z0-9+/_\-]{16,}={0,2}",
         ),
-        (("data:",), r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w.=\-]+)*;base64,[a-z0-9+/]+={0,2}"),
-        (("pk_",), r"pk_(?:live|test)_[a-z0-9]+"),
+        (
+            ("data:",),
+            r"(?<![a-z0-9])data:[\w.+\-]+/[\w.+\-]+(?:;[\w.=\-]+)*;base64,[a-z0-9+/]+={0,2}",
+        ),
+        (("pk_",), r"(?<![a-z0-9_])pk_(?:live|test)_[a-z0-9]+"),
         (  # base64 of a PNG, JPEG, GIF, PDF, gzip or zip file: data, not a credential
             ("ivborw0kggo", "/9j/", "r0lgod", "jvberi0", "h4si", "uesdb"),
-            r"(?:ivborw0kggo|/9j/|r0lgod|jvberi0|h4si|uesdb)[a-z0-9+/]{16,}={0,2}",
+            r"(?<![a-z0-9+/])(?:ivborw0kggo|/9j/|r0lgod|jvberi0|h4si|uesdb)[a-z0-9+/]{16,}={0,2}",
         ),
     )
 )

@@ -157,6 +157,11 @@ def test_public_material_and_placeholders_are_not_secrets(text: str):
     assert secrets.find(text) == []
 
 
+def test_a_hash_prefix_inside_a_token_does_not_make_it_public():
+    token = "Xq7LmN2pR9sT4vW8yZ1b" + "md5-" + "C3dF6gH0jK5kM8nP2qR7sT"
+    assert [secrets.find(f"value {token}")[0].kind] == ["high-entropy token"]
+
+
 def test_a_vendor_token_is_found_even_inside_public_material():
     """Public spans only quiet the heuristics: a real token pasted next to a hash still counts."""
     text = "integrity sha512-abc ghp_" + "aB3dE5fG7hJ9kL2mN4pQ" * 2
