@@ -159,3 +159,21 @@ def test_stale_verb_reports_unused_entries_from_recall_and_get(env, repo, capsys
 def _usage_error(capsys) -> str:
     assert cli.main(["stale", "--unused-days", "-1"]) == 2
     return capsys.readouterr().err
+
+
+def test_doctor_warns_about_each_stale_entry(env, repo):
+    from agd_memory.maintenance import doctor
+
+    mf = seed(env, repo)
+    repo.git("rm", "-q", "src/billing/model.py")
+    repo.commit()
+    ctx = doctor.default_context(env.settings(), cwd=str(repo.root))
+    assert ctx.code_root == repo.root
+    findings = [f for f in doctor.run_checks(ctx) if f.check == "stale"]
+    assert [(f.level, f.message) for f in findings] == [
+        (
+            "warn",
+            f"#model in {mf.path} cites code that changed: src/billing/model.py: gone; "
+            "update the entry (agd-memory save) or delete it",
+        )
+    ]

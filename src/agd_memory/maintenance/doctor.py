@@ -13,6 +13,7 @@ Every line says what is wrong and what to do. Exit status 1 when any line is a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,8 @@ class Context:
     claude_settings: Path
     """Claude Code's user settings file (`~/.claude/settings.json`)."""
     python_probe: checks_env.Probe = field(default_factory=lambda: checks_env.probe_python)
+    code_root: Path | None = None
+    """The repository code citations are checked against (`agd_memory.hygiene`)."""
 
 
 def default_context(settings: Settings, cwd: str | None = None) -> Context:
@@ -50,7 +53,14 @@ def default_context(settings: Settings, cwd: str | None = None) -> Context:
         files=files,
         plugin_root=root,
         claude_settings=paths.home(settings) / ".claude" / "settings.json",
+        code_root=paths.repo_root(Path(os.path.abspath(cwd or os.getcwd()))),
     )
+
+
+def stale_code(ctx: Context) -> list[Finding]:
+    from ..hygiene.staleness import doctor_findings
+
+    return doctor_findings(ctx.settings, ctx.files, ctx.code_root)
 
 
 STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Finding]]], ...] = (
@@ -60,6 +70,7 @@ STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Fin
     ("toc", lambda ctx, memories: checks_memory.toc_budget(memories, ctx.settings)),
     ("duplicates", lambda ctx, memories: checks_memory.duplicates(memories)),
     ("keys", lambda ctx, memories: checks_memory.search_keys(memories)),
+    ("stale", lambda ctx, memories: stale_code(ctx)),
     ("locks", lambda ctx, memories: checks_env.distiller_locks(ctx.settings)),
     ("plugin", lambda ctx, memories: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
     ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
