@@ -164,6 +164,7 @@ def test_edit_opens_the_editor_on_agd_text_and_validates(
     env, project, tmp_path, monkeypatch, capsys
 ) -> None:
     _, mf = project
+    monkeypatch.delenv("VISUAL", raising=False)  # it would win over EDITOR
     qid = (
         review.enqueue(
             mf,
@@ -205,7 +206,6 @@ def test_edit_opens_the_editor_on_agd_text_and_validates(
     assert main(["review", "edit", qid]) == 1
     assert "status 3" in capsys.readouterr().err
     monkeypatch.delenv("EDITOR")
-    monkeypatch.delenv("VISUAL", raising=False)
     assert main(["review", "edit", qid]) == 1
     assert "set EDITOR" in capsys.readouterr().err
 
@@ -234,3 +234,27 @@ def test_a_team_layer_queue_stays_out_of_the_repository(env, tmp_path, monkeypat
     review.enqueue(mf, [review.Proposal.save("x-project", "a", "A fact.")], source="t")
     assert not review.queue_path(settings, team.path).is_relative_to(repo)
     assert not team.path.exists()
+
+
+def test_a_consolidation_plan_waits_and_is_applied_on_accept(env, project, capsys) -> None:
+    from agd_memory.distill import consolidate
+
+    _, mf = project
+    block = next(b for b in mf.document().blocks if b.id == "queue-db")
+    plan = consolidate.Plan(
+        str(mf.path),
+        [consolidate.Change("desc", "queue-db", desc="Job queue on Postgres (SKIP LOCKED)")],
+        seen={"queue-db": consolidate.fingerprint(block)},
+    )
+    (item,) = review.enqueue(
+        mf, [review.Proposal.for_plan(plan.to_dict())], source="consolidate"
+    ).added
+    assert main(["review"]) == 0
+    out = capsys.readouterr().out
+    assert "consolidate" in out and "Job queue on Postgres (SKIP LOCKED)" in out
+    assert mf.entry("queue-db").desc == "Job queue runs on Postgres"  # input untouched
+    assert main(["review", "edit", item.id]) == 1  # a plan is accepted or rejected, not edited
+    assert "consolidation plan" in capsys.readouterr().err
+    assert main(["review", "accept", item.id]) == 0
+    assert mf.entry("queue-db").desc == "Job queue on Postgres (SKIP LOCKED)"
+    assert mf.backup_path.is_file()

@@ -142,10 +142,10 @@ def _by_file(
 
 
 def _edit(mf: store.MemoryFile, item: review.Item) -> int:
+    text = review.editable_text(item)  # a plan cannot be edited: say so before the editor
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if not editor:
         raise UserError("set EDITOR (or VISUAL) to the editor to open, e.g. EDITOR=nano")
-    text = review.editable_text(item)
     with tempfile.TemporaryDirectory(prefix="agd-review-") as folder:
         path = Path(folder) / f"{item.id}.agd"
         path.write_text(text, encoding="utf-8")
