@@ -17,6 +17,7 @@ one they were computed for.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -62,6 +63,16 @@ def judge(c: cit.Citation, lines: list[str] | None, exists: bool) -> str:
     return f"{c.label}: changed a lot ({kept} of {n} sampled lines left)"
 
 
+def _identity(path: str) -> tuple[int, int, int, int, int] | None:
+    """A cited file's identity (`diskcache.file_key` without the real path: one stat,
+    not one per folder of the path), or None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
 def _cache_name(mf: MemoryFile) -> str:
     return f"hygiene:{mf.path}"
 
@@ -83,8 +94,9 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
             for c in cs:
                 by_file.setdefault(c.path, []).append(c)
     files: dict[str, tuple] = {}
+    root_s = str(root)
     for path, cs in by_file.items():
-        key = diskcache.file_key(root / path)
+        key = _identity(os.path.join(root_s, path))
         cached = old_files.get(path)
         verdicts: dict[str, str] = {}
         if cached and cached[0] == key:
@@ -147,8 +159,6 @@ def stale_among(
 
 def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
     """The session start's check of the project's repository; fails open (debug log)."""
-    import os
-
     from .. import debuglog
     from ..paths import repo_root
 
