@@ -82,8 +82,14 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
     name = _cache_name(mf)
     old = diskcache.read(mf.cache_dir, CACHE_KIND, name, CACHE_KEY)
     old_files: dict = {}
-    if isinstance(old, dict) and old.get("root") == str(root):
+    root_s = str(root)
+    memory_key = diskcache.file_key(mf.path)
+    if isinstance(old, dict) and old.get("root") == root_s:
         old_files = old.get("files") or {}
+        if old.get("memory") == memory_key and all(
+            _identity(os.path.join(root_s, p)) == v[0] for p, v in old_files.items()
+        ):  # neither the memory nor any cited file changed: the last verdicts stand
+            return [_stale(mf, i, r) for i, r in (old.get("stale") or {}).items()]
     entries: list[Entry] = [e for e in mf.entries() if e.is_memory and e.status != "superseded"]
     per_entry: list[tuple[Entry, list[cit.Citation]]] = []
     by_file: dict[str, list[cit.Citation]] = {}
@@ -94,7 +100,6 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
             for c in cs:
                 by_file.setdefault(c.path, []).append(c)
     files: dict[str, tuple] = {}
-    root_s = str(root)
     for path, cs in by_file.items():
         key = _identity(os.path.join(root_s, path))
         cached = old_files.get(path)
@@ -114,12 +119,18 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
             stale.append(Stale(mf.layer, e.id, e.desc or "", mf.path, reasons))
     payload = {
         "root": str(root),
-        "memory": diskcache.file_key(mf.path),
+        "memory": memory_key,
         "files": files,
         "stale": {s.id: list(s.reasons) for s in stale},
     }
     diskcache.write(mf.cache_dir, CACHE_KIND, name, CACHE_KEY, payload)
     return stale
+
+
+def _stale(mf: MemoryFile, block_id: str, reasons: list[str]) -> Stale:
+    entry = mf.entry(block_id)
+    desc = entry.desc if entry is not None else None
+    return Stale(mf.layer, block_id, desc or "", mf.path, tuple(reasons))
 
 
 def check_all(files: Sequence[MemoryFile], root: Path | None) -> list[Stale]:
