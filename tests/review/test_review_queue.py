@@ -258,3 +258,14 @@ def test_a_consolidation_plan_waits_and_is_applied_on_accept(env, project, capsy
     assert main(["review", "accept", item.id]) == 0
     assert mf.entry("queue-db").desc == "Job queue on Postgres (SKIP LOCKED)"
     assert mf.backup_path.is_file()
+
+
+def test_review_mode_is_a_persistent_setting(env, project, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(env.root / "claude-config"))
+    assert main(["review", "mode", "on"]) == 0
+    assert "review mode on for every layer" in capsys.readouterr().out
+    assert env.settings().distill_review is True
+    assert review.enabled(env.settings(), "project")
+    assert main(["review", "mode", "default"]) == 0
+    assert env.settings().distill_review is None
+    assert main(["review", "mode", "maybe"]) == 2

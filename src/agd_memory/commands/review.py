@@ -4,6 +4,7 @@
     agd-memory review accept p1a2b3c4 ...  # or --all: written through the store
     agd-memory review reject p1a2b3c4 ...  # dropped, and never proposed again
     agd-memory review edit p1a2b3c4        # $EDITOR on the proposal as AGD text, then checked
+    agd-memory review mode on|off|default  # the persistent switch (AGD_DISTILL_REVIEW, config file)
 
 Item ids are listed by `review`; a unique prefix will do. The queue itself is
 `agd_memory.distill.review`.
@@ -15,6 +16,7 @@ import argparse
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,8 @@ from ..errors import UserError
 from ..settings import Settings
 from .args import emit_json, verb_parser
 
-ACTIONS = ("list", "accept", "reject", "edit")
+ACTIONS = ("list", "accept", "reject", "edit", "mode")
+MODES = {"on": True, "off": False, "default": None}
 EDIT_LIMIT = 1024 * 1024
 
 
@@ -39,9 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("action", nargs="?", default="list", choices=ACTIONS, help="default: list")
     p.add_argument("ids", nargs="*", metavar="ID", help="pending item ids (from `review`)")
     p.add_argument("--all", action="store_true", help="accept every pending item")
-    p.add_argument(
-        "--scope", default="all", choices=list(paths.SCOPES), help="layer (default all)"
-    )
+    p.add_argument("--scope", default="all", choices=list(paths.SCOPES), help="layer (default all)")
     p.add_argument("--json", action="store_true", help="machine-readable list")
     p.add_argument("--cwd", help="project folder (default: the current folder)")
     return p
@@ -60,7 +61,11 @@ def review_verb(argv: list[str]) -> int:
         p.error("edit takes exactly one item id")
     if args.all and args.action != "accept":
         p.error("--all goes with accept")
+    if args.action == "mode" and (len(args.ids) != 1 or args.ids[0] not in MODES):
+        p.error("mode takes one of on, off, default")
     settings = Settings.load()
+    if args.action == "mode":
+        return _mode(settings, MODES[args.ids[0]])
     files = store.open_files(paths.resolve(settings, cwd=args.cwd).select(args.scope), settings)
     if args.action == "list":
         return _list(files, as_json=args.json)
@@ -170,4 +175,29 @@ def _edit(mf: store.MemoryFile, item: review.Item) -> int:
     new = review.replace(mf, item, review.from_text(item, edited))
     print(f"{new.id}: edited; it waits for review:")
     print(review.describe(mf, new))
+    return 0
+
+
+def _mode(settings: Settings, on: bool | None) -> int:
+    """Review mode as a persistent setting: `AGD_DISTILL_REVIEW` in the config file."""
+    from ..settings import read_json_object, write_config
+
+    path = settings.config_file
+    data = read_json_object(path, "review mode")
+    if data is None:
+        raise UserError(f"{path} is not a readable JSON object; fix or remove it, then try again")
+    if on is None:
+        data.pop("AGD_DISTILL_REVIEW", None)
+    else:
+        data["AGD_DISTILL_REVIEW"] = on
+    write_config(path, data)
+    what = {True: "on for every layer", False: "off for every layer"}.get(
+        on, "back to its default (on for the team layer only)"
+    )
+    print(f"review mode {what} (saved to {path})")
+    source = settings.sources.get("distill_review")
+    if source in ("environment", "userConfig"):
+        print(
+            f"note: AGD_DISTILL_REVIEW from the {source} wins over the config file", file=sys.stderr
+        )
     return 0
