@@ -75,6 +75,18 @@ def test_review_mode_queues_proposals_out_of_every_reader(
     assert out.rstrip().endswith("`review edit ID`")
 
 
+def test_a_proposal_already_waiting_is_not_queued_twice(
+    env, fake_claude, project, monkeypatch, capsys
+) -> None:
+    cwd, mf = project
+    monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
+    distil(env, fake_claude, cwd, NEW)
+    reworded = {**NEW, "id": "makefile-tabs", "body": "Spaces everywhere else, tabs in Makefiles."}
+    distil(env, fake_claude, cwd, reworded, session="sess-43")
+    assert "0 saved" in capsys.readouterr().out
+    assert [i.entry["id"] for i in review.pending(mf)] == ["tabs"]
+
+
 def test_review_off_writes_as_before(env, fake_claude, project) -> None:
     cwd, mf = project
     distil(env, fake_claude, cwd, NEW)

@@ -386,9 +386,23 @@ def _write(
 
 
 def _enqueue(mf, proposal: Proposal, supersedes: list[str], layer: str, session: str) -> Outcome:  # type: ignore[no-untyped-def]
-    """The proposal queued for review instead of written (`duplicate` when rejected before)."""
+    """The proposal queued for review instead of written (`duplicate` when rejected before,
+    or when a proposal waiting in the queue already says it)."""
+    from types import SimpleNamespace
+
     from . import review
 
+    waiting = [
+        SimpleNamespace(id=i.entry.get("id"), desc=i.entry.get("desc"), body=i.entry.get("body"))
+        for i in review.pending(mf)
+        if i.op == "save"
+    ]
+    dup = near_duplicate(proposal, waiting)
+    if dup is not None:
+        return Outcome(
+            "duplicate", proposal.id, f"near-duplicate of #{dup} waiting for review, skipped",
+            proposal, layer,
+        )  # fmt: skip
     queued = review.enqueue(
         mf,
         [
