@@ -21,6 +21,11 @@
    1 and plus 3 blocks (the first memory blocks in document order, as AGD text). Counts
    are cl100k when `agd.tokens` can load its offline vocabulary, else its labelled
    estimate (the table says which).
+3. Shim (`--only shim`): UserPromptSubmit on `mem-1000.agd` with a version-manager-like
+   `python3` first on PATH (a shell script that sleeps 0.2 s, then execs the real
+   interpreter, as pyenv's shim does): the first run, with no `python-path` remembered in
+   the data folder (removed before each timed run), against later runs, which start the
+   interpreter `hooks/run` remembered.
 """
 
 from __future__ import annotations
@@ -212,6 +217,59 @@ def measure_latency(
     return rows
 
 
+SHIM_SLEEP_S = 0.2
+
+
+def measure_shim(runs: int, warmup: int) -> list[dict[str, object]]:
+    """Median wall ms of the prompt hook with a sleeping `python3` shim first on PATH: the
+    first run (nothing remembered) and later runs (the real interpreter remembered)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        (home / "project").mkdir()
+        shims = home / "shims"
+        shims.mkdir()
+        shim = shims / "python3"
+        shim.write_text(f'#!/bin/sh\nsleep {SHIM_SLEEP_S}\nexec "{sys.executable}" "$@"\n')
+        shim.chmod(0o755)
+        env = _env(home, CORPORA / "mem-1000.agd")
+        env["PATH"] = f"{shims}{os.pathsep}{env.get('PATH', '')}"
+        remembered = Path(env["CLAUDE_PLUGIN_DATA"]) / "python-path"
+        payload = {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT_1K}
+        stdin = json.dumps({**payload, "cwd": str(home / "project")}).encode()
+        argv = ["sh", str(RUNNER), "prompt"]
+        for _ in range(warmup):
+            _time_once(argv, stdin, env)
+        first: list[float] = []
+        later: list[float] = []
+        bare: list[float] = []
+        for _ in range(runs):
+            remembered.unlink(missing_ok=True)
+            first.append(_time_once(argv, stdin, env)[0])
+            later.append(_time_once(argv, stdin, env)[0])
+            bare.append(_time_once([sys.executable, "-c", "pass"], b"", env)[0])
+        kept = remembered.read_text(encoding="utf-8").strip()
+    return [
+        {"run": "first (no python-path)", "hook_ms": statistics.median(first) * 1000},
+        {"run": f"later (python-path = {kept})", "hook_ms": statistics.median(later) * 1000},
+        {
+            "run": "bare `python3 -c pass` (real interpreter)",
+            "hook_ms": statistics.median(bare) * 1000,
+        },
+    ]
+
+
+def shim_table(rows: list[dict[str, object]]) -> str:
+    lines = [
+        f"UserPromptSubmit, mem-1000.agd, a `python3` shim that sleeps {SHIM_SLEEP_S} s first "
+        "on PATH.",
+        "",
+        "| run | wall ms |",
+        "| --- | ---: |",
+    ]
+    lines += [f"| {r['run']} | {r['hook_ms']:.1f} |" for r in rows]
+    return "\n".join(lines)
+
+
 def _context(stdout: bytes) -> str:
     if not stdout.strip():
         return ""
@@ -297,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21, help="measured runs per cell (median)")
     parser.add_argument("--warmup", type=int, default=3, help="unmeasured runs per cell first")
-    parser.add_argument("--only", choices=("latency", "tokens"))
+    parser.add_argument("--only", choices=("latency", "tokens", "shim"))
     parser.add_argument("--json", action="store_true", help="print the raw rows as JSON")
     parser.add_argument(
         "--baseline",
@@ -310,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         result["latency"] = measure_latency(args.runs, args.warmup, args.baseline)
     if args.only in (None, "tokens"):
         result["tokens"], result["token_method"] = measure_tokens()
+    if args.only in (None, "shim"):
+        result["shim"] = measure_shim(args.runs, args.warmup)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -319,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         print(latency_table(result["latency"]) + "\n")
     if "tokens" in result:
         print(token_table(result["tokens"], str(result["token_method"])))
+    if "shim" in result:
+        print("\n" + shim_table(result["shim"]))
     return 0
 
 
