@@ -329,7 +329,12 @@ def backfill(
         if left <= 0:
             break
         try:
-            entries = [e for e in mf.entries() if needs_keys(e) and e.id not in skip][:left]
+            waiting = _waiting_keys(mf)  # in review mode: asked for already, not accepted yet
+            entries = [
+                e
+                for e in mf.entries()
+                if needs_keys(e) and e.id not in skip and e.id not in waiting
+            ][:left]
         except UserError as exc:
             log(f"keys for older entries: {exc}")
             continue
@@ -428,6 +433,15 @@ def write(
     for item in queued.added:
         log(f"keys for {len(item.keys)} entries of {mf.path} wait for review as {item.id}")
     return ()
+
+
+def _waiting_keys(mf: store.MemoryFile) -> set[str]:
+    """Ids whose keys wait in the review queue (none when review is off for the layer)."""
+    from . import review
+
+    if not review.enabled(mf.settings, mf.layer):
+        return set()
+    return {i for item in review.pending(mf) if item.op == "keys" for i in item.keys}
 
 
 def _where(path: Path) -> Callable[[str], str]:
