@@ -145,9 +145,9 @@ PATTERNS: tuple[tuple[str, frozenset[str], re.Pattern[str], bool], ...] = tuple(
         ),
         ("private key", ("Private-Lines:",), r"Private-Lines: \d+\r?\n[A-Za-z0-9+/=\r\n]{16,}"),
         (
-            "password on a command line",  # `mysql -pSECRET` (a bare `-p` prompts), `sshpass -p SECRET`
+            "password on a command line",  # `mysql -p<password>` (a bare `-p` prompts), `sshpass -p <password>`
             ("mysql", "sshpass"),
-            r"\b(?:mysql(?:dump|admin)?\b[^\n]{0,200}?\s-p|sshpass\s+-p\s*)[\"']?(?P<v>[^\s\"'\-][^\s\"']{3,})",
+            r"\b(?:mysql(?:dump|admin)?\b[^\n]{0,200}?\s-p|sshpass\s+-p\s*)[\"']?(?P<v>[^\s\"'`\-][^\s\"'`]{3,})",
         ),
         (
             "password on a command line",

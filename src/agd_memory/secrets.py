@@ -400,8 +400,10 @@ def _excerpt(text: str, match_start: int, start: int, end: int) -> str:
 
 def _vendor_placeholder(kind: str, m: re.Match[str]) -> bool:
     """`ghp_xxxx…`, `AKIAXXXX…`, a URL's `user:password@`: documentation, not a secret."""
-    if "v" in m.re.groupindex and m.group("v").startswith("[REDACTED:"):
-        return True  # what `redact` left
+    if "v" in m.re.groupindex and (
+        m.group("v").startswith("[REDACTED:") or _PLACEHOLDER.match(m.group("v"))
+    ):
+        return True  # what `redact` left, `mysql -p<password>`, `Bearer ${TOKEN}`
     if "u" in m.re.groupindex:  # `user:password`: a URL, `curl -u`
         user, password = m.group("u"), m.group("v")
         return password == user or bool(_PLACEHOLDER.match(password))
