@@ -335,3 +335,47 @@ def test_team_file_variable_overrides_and_outside_a_repository_there_is_none(tmp
     s = _settings(tmp_path / "home", outside, AGD_MEMORY_TEAM_FILE=str(forced))
     team = paths.resolve(s).team
     assert team is not None and team.path == forced and team.reason == "AGD_MEMORY_TEAM_FILE"
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "Not a directory",
+        "File name too long",
+        "Too many levels of symbolic links",
+        "not a regular file",
+    ],
+)
+def test_where_and_doctor_name_a_memory_path_they_cannot_look_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], reason: str
+) -> None:
+    # one line saying why: never "not created yet" / "no memory yet", never a traceback
+    from agd_memory import cli
+
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    os.mkfifo(tmp_path / "fifo")
+    bad = {
+        "Not a directory": tmp_path / "a-file" / "memory.agd",
+        "File name too long": tmp_path / ("x" * 300) / "memory.agd",
+        "Too many levels of symbolic links": tmp_path / "loop",
+        "not a regular file": tmp_path / "fifo",
+    }[reason]
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("AGD_MEMORY_FILE", str(bad))
+    monkeypatch.setenv("AGD_MEMORY_GLOBAL_FILE", str(tmp_path / "global.agd"))
+    assert cli.main(["where"]) == 1
+    out, err = capsys.readouterr()
+    assert f"project: {bad} (cannot be read)" in out
+    assert "global: " in out and "(not created yet)" in out  # the other layers still listed
+    assert err.count("\n") == 1 and reason in err and "Traceback" not in err
+    assert cli.main(["where", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["project"]["exists"] is False and reason in report["project"]["error"]
+
+    assert cli.main(["doctor"]) == 1
+    out, err = capsys.readouterr()
+    errors = [line for line in out.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and reason in errors[0] and str(bad) in errors[0], out
+    assert "no project memory yet" not in out and "Traceback" not in err

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UserError
+from ..settings import Settings
 from .args import verb_parser
 
 
@@ -29,7 +30,9 @@ def merge(argv: Sequence[str]) -> int:
         help="for an id in both with different content: take SOURCE's, keep DEST's, or the newer",
     )
     args = p.parse_intermixed_args(list(argv))
-    plan, backup = merge_files(args.source, args.dest, prefer=args.prefer, apply=args.apply)
+    plan, backup = merge_files(
+        args.source, args.dest, prefer=args.prefer, apply=args.apply, settings=Settings.load()
+    )
     print(f"merge {args.source} -> {args.dest}")
     for line in render_report(plan, apply=args.apply, backup=backup):
         print(line)
@@ -68,7 +71,8 @@ def migrate(argv: Sequence[str]) -> int:
     )
     p.add_argument("--apply", action="store_true", help="write the changes (keeps FILE.bak)")
     args = p.parse_intermixed_args(list(argv))
-    files = list(args.files) or targets.all_memory_files()
+    settings = Settings.load()  # the store's caches are refreshed in this data folder
+    files = list(args.files) or targets.all_memory_files(settings)
     if not files:
         print("no memory files found; pass FILE paths to migrate other files")
         return 0
@@ -78,7 +82,7 @@ def migrate(argv: Sequence[str]) -> int:
         for n, path in enumerate(files, 1):
             progress.step(n, path)
             try:
-                report = migrate_file(path, args.what, apply=args.apply)
+                report = migrate_file(path, args.what, apply=args.apply, settings=settings)
             except UserError as exc:
                 progress.close()
                 print(f"agd-memory: {exc}", file=sys.stderr)
@@ -95,7 +99,6 @@ def migrate(argv: Sequence[str]) -> int:
 def doctor(argv: Sequence[str]) -> int:
     from ..maintenance.doctor import STEPS, default_context, render, run_checks
     from ..maintenance.progress import Progress
-    from ..settings import Settings
 
     p = verb_parser(
         "doctor",

@@ -300,23 +300,34 @@ def where(argv: list[str]) -> int:
         "agd-memory where --cwd ~/src/myproject",
     )
     args = p.parse_args(argv)
+    import os
+
+    from ..errors import MemoryFileError
+
     settings, layers = _layers(args)
-    report = {}
+    report: dict[str, dict[str, object]] = {}
+    errors = []
     for layer in (layers.team, layers.project, layers.global_):
         if layer is None:  # no team layer outside a git repository
             continue
-        report[layer.name] = {
-            "path": str(layer.path),
-            "exists": layer.path.is_file(),
-            "reason": layer.reason,
-        }
+        info: dict[str, object] = {"path": str(layer.path), "reason": layer.reason}
+        try:  # the store's rule: only a missing file is "not created yet"
+            info["exists"] = store.MemoryFile(layer.path, layer=layer.name).exists()
+            if not info["exists"] and os.path.lexists(layer.path):
+                info["error"] = f"memory file {layer.path} is not a regular file; give a file"
+        except MemoryFileError as exc:  # a path through a file, too long, no access, a loop
+            info["exists"], info["error"] = False, exc.message
+        errors += [str(info["error"])] if "error" in info else []
+        report[layer.name] = info
     report["index"] = {"path": str(paths.index_file(settings))}
     if args.json:
         emit_json(report)
-        return 0
-    for name in [n for n in ("team", "project", "global") if n in report]:
-        info = report[name]
-        state = "exists" if info["exists"] else "not created yet"
-        print(f"{name}: {info['path']} ({state})")
-        print(f"  why: {info['reason']}")
-    return 0
+    else:
+        for name in [n for n in ("team", "project", "global") if n in report]:
+            info = report[name]
+            state = "exists" if info["exists"] else "not created yet"
+            print(f"{name}: {info['path']} ({'cannot be read' if 'error' in info else state})")
+            print(f"  why: {info['reason']}")
+    for line in errors:
+        print(f"agd-memory: {line}", file=sys.stderr)
+    return 1 if errors else 0

@@ -3,18 +3,22 @@ search keys."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agd.errors import AgdError
+from agd.errors import AgdError, UnreadableFile
+from agd.files import read_text
 from agd.model import FENCED, Block
 from agd.refs import declared
 
 from .. import secrets
+from ..errors import MemoryFileError
 from ..settings import Settings
+from ..store import MemoryFile
 from .findings import Finding
-from .source import SourceFile, is_entry, read_text, split_refs
+from .source import SourceFile, is_entry, split_refs
 
 DUPLICATE_JACCARD = 0.8
 """Share of distinct words two entries of one kind must have in common to look duplicated."""
@@ -39,21 +43,26 @@ class Memory:
 def load(files: list[tuple[str, Path]], findings: list[Finding]) -> list[Memory]:
     memories = []
     for layer, path in files:
-        if not path.exists():
+        try:
+            exists = MemoryFile(path, layer=layer).exists()  # the store's stat rule
+        except MemoryFileError as exc:  # a path through a file, too long, no access, a loop
+            findings.append(Finding("error", "file", exc.message))
+            continue
+        if not exists and not os.path.lexists(path):
             findings.append(
                 Finding(
                     "info", "file", f"no {layer} memory yet at {path}; the first save creates it"
                 )
             )
             continue
-        try:
+        try:  # bounded, regular files only: a FIFO or a device here is reported, not read
             text = read_text(path)
-        except (OSError, UnicodeDecodeError) as exc:
+        except UnreadableFile as exc:
             findings.append(
                 Finding(
                     "error",
                     "file",
-                    f"{path}: cannot read ({exc}); check its permissions and encoding",
+                    f"{path}: cannot read: {exc.reason}",
                 )
             )
             continue

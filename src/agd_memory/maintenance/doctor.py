@@ -57,10 +57,11 @@ def default_context(settings: Settings, cwd: str | None = None) -> Context:
     )
 
 
-def stale_code(ctx: Context) -> list[Finding]:
+def stale_code(ctx: Context, memories: list[checks_memory.Memory]) -> list[Finding]:
+    """The code check of the files that loaded (one that did not is already an error)."""
     from ..hygiene.staleness import doctor_findings
 
-    return doctor_findings(ctx.settings, ctx.files, ctx.code_root)
+    return doctor_findings(ctx.settings, [(m.layer, m.path) for m in memories], ctx.code_root)
 
 
 STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Finding]]], ...] = (
@@ -70,11 +71,12 @@ STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Fin
     ("toc", lambda ctx, memories: checks_memory.toc_budget(memories, ctx.settings)),
     ("duplicates", lambda ctx, memories: checks_memory.duplicates(memories)),
     ("keys", lambda ctx, memories: checks_memory.search_keys(memories)),
-    ("stale", lambda ctx, memories: stale_code(ctx)),
+    ("stale", stale_code),
     ("locks", lambda ctx, memories: checks_env.distiller_locks(ctx.settings)),
     ("plugin", lambda ctx, memories: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
     ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
     ("automemory", lambda ctx, memories: checks_env.both_memories(ctx.settings, ctx.files)),
+    ("team", lambda ctx, memories: checks_env.team_driver(ctx.settings, ctx.code_root)),
 )
 """The checks after loading the memories, in order (the progress counter counts them)."""
 

@@ -89,12 +89,6 @@ class SourceFile:
         return "\n".join(self.lines[first : last + 1])
 
 
-def read_text(path: Path) -> str:
-    """The file's text exactly as stored (no newline translation, so CRLF survives)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read()
-
-
 def ids_of(document: Document) -> set[str]:
     return {b.id for b in document.blocks if b.id is not None}
 

@@ -19,6 +19,7 @@ The improved tokenizer (`Tokenizer(improved=True)`):
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from functools import lru_cache
@@ -34,7 +35,9 @@ CJK_CHARS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     "\uac00-\ud7af"  # hangul syllables
 )
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_cjk_run: list[re.Pattern[str]] = []
+"""`[CJK_CHARS]+`, compiled on the first text that is not ASCII (its compilation costs
+the prompt hook 1.5 ms, and most prompts are ASCII)."""
 HAS_DIGIT = re.compile(r"\d")
 # A URL's scheme (`https://`) says how to fetch, not what the text is about.
 URL_SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
@@ -71,10 +74,14 @@ def improved_tokens(text: str, min_len: int) -> list[str]:
     # CJK first: take the runs out so the alphanumeric pass does not see them as words.
     # Folded like every other token: compatibility ideographs (U+F900..) become their
     # unified form, and a voiced kana matches its plain form as é matches e.
-    if CJK_RUN.search(text):
-        for run in CJK_RUN.findall(text):
-            out.extend(_cjk_bigrams(fold(run)))
-        text = CJK_RUN.sub(" ", text)
+    if not text.isascii():
+        if not _cjk_run:
+            _cjk_run.append(re.compile(f"[{CJK_CHARS}]+"))
+        cjk = _cjk_run[0]
+        if cjk.search(text):
+            for run in cjk.findall(text):
+                out.extend(_cjk_bigrams(fold(run)))
+            text = cjk.sub(" ", text)
     if "://" in text:
         text = URL_SCHEME.sub(" ", text)
     cache = _RUN_CACHE.get(min_len)
@@ -129,18 +136,38 @@ class Tokenizer:
         return reference_tokens(text, min_len)
 
 
+WORD_FILE_LIMIT = 4 * 1024 * 1024
+"""The most a stopwords or synonyms file may hold (the built-in lists are a few KiB)."""
+
+
 def read_word_file(path: Path) -> frozenset[str]:
     """Words of a stopword-style file: one a line, stripped, lower-cased; `#` lines and blanks out.
 
-    A missing or unreadable file gives an empty set: a broken optional file must not
-    stop recall.
+    A missing or unreadable file gives an empty set (logged): a broken optional file must
+    not stop recall, and a FIFO or a device there must not hang the prompt hook.
     """
-    try:
-        text = path.expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = read_user_file(path)
+    if text is None:
         return frozenset()
     words = (line.strip().lower() for line in text.splitlines())
     return frozenset(w for w in words if w and not w.startswith("#"))
+
+
+def read_user_file(path: str | Path) -> str | None:
+    """The text of an optional word file (`~` expanded), read bounded and only when it is a
+    regular file; None, with a line in the debug log unless it is simply missing, otherwise."""
+    from agd.errors import UnreadableFile
+    from agd.files import read_text
+
+    name = os.path.expanduser(os.fspath(path))
+    try:
+        return read_text(name, WORD_FILE_LIMIT)
+    except UnreadableFile as exc:
+        if os.path.lexists(name):
+            from .. import debuglog
+
+            debuglog.log(f"recall: ignoring {name}: {exc.reason}")
+        return None
 
 
 @lru_cache(maxsize=64)

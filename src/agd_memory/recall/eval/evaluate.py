@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agd.errors import UnreadableFile
+from agd.files import read_text
 
 from ...errors import UserError
 from ...store import Entry, MemoryFile
@@ -118,13 +122,19 @@ def _positive_stats(rs: Sequence[CaseResult]) -> dict[str, Any]:
     }
 
 
+CASES_LIMIT = 64 * 1024 * 1024
+"""The most a cases file may hold (the largest shipped set is well under 1 MiB)."""
+
+
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such cases file; pass a cases JSON file") from None
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{path}: cannot read the cases file ({exc})") from None
+    try:  # bounded, regular files only: a FIFO or a device is an error, not a hang
+        data = json.loads(read_text(path, CASES_LIMIT))
+    except UnreadableFile as exc:
+        if not os.path.lexists(path):
+            raise UserError(f"{path}: no such cases file; pass a cases JSON file") from None
+        raise UserError(f"{path}: cannot read the cases file: {exc.reason}") from None
+    except (ValueError, RecursionError) as exc:
+        raise UserError(f"{path}: cannot read the cases file (not JSON: {exc})") from None
     cases = data.get("cases") if isinstance(data, dict) else None
     if not isinstance(cases, list):
         raise UserError(f'{path}: the top level must be {{"cases": [...]}}')

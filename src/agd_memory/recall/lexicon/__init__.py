@@ -29,9 +29,10 @@ PROJECT_FILE_NAME = ".agd-synonyms"
 
 def read_groups(path: Path) -> list[list[str]]:
     """The groups of a synonyms file; a missing or unreadable file has none."""
-    try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    from ..text import read_user_file
+
+    text = read_user_file(path)
+    if text is None:
         return []
     groups = []
     for line in text.splitlines():
