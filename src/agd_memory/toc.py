@@ -70,7 +70,7 @@ def render(
             noun = "entry" if n == 1 else "entries"
             layers.append(f"{mf.layer} layer: {mf.path} ({n} {noun})")
     head = [HEADER, "; ".join(layers)]
-    from .hygiene.staleness import stale_among  # the last code check (session start's)
+    from .hygiene.verdicts import stale_among  # the last code check (session start's)
 
     stale = stale_among(entries, settings.data_dir / "cache")
     if stale:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from agd_memory import cli, store
-from agd_memory.hygiene import staleness, usage
+from agd_memory.hygiene import staleness, usage, verdicts
 
 
 def memory(env, repo) -> store.MemoryFile:
@@ -102,19 +102,19 @@ def test_a_renamed_symbol_is_reported_and_the_json_says_what_changed(env, repo, 
 def test_the_cache_follows_the_code_and_the_prompt_path_reads_only_the_last_verdicts(env, repo):
     mf = seed(env, repo)
     assert stale_of(env, repo) == {}
-    assert staleness.known_stale(mf.path, mf.cache_dir) == {}
+    assert verdicts.known_stale(mf.path, mf.cache_dir) == {}
     repo.write("src/billing/pdf.py", repo.PDF.replace("render_invoice", "render_document"))
     # the prompt path never reads code: the last verdicts stand until the next check
-    assert staleness.known_stale(mf.path, mf.cache_dir) == {}
+    assert verdicts.known_stale(mf.path, mf.cache_dir) == {}
     assert stale_of(env, repo) == {
         "renderer": ["render_invoice(): no longer in src/billing/pdf.py"]
     }
-    assert staleness.known_stale(mf.path, mf.cache_dir) == {
+    assert verdicts.known_stale(mf.path, mf.cache_dir) == {
         "renderer": ["render_invoice(): no longer in src/billing/pdf.py"]
     }
     mf.save("x-fact", "renderer", "Entry point: render_document() in src/billing/pdf.py.")
     # a changed memory file makes the last verdicts unbelievable until checked again
-    assert staleness.known_stale(mf.path, mf.cache_dir) == {}
+    assert verdicts.known_stale(mf.path, mf.cache_dir) == {}
     assert stale_of(env, repo) == {}
 
 

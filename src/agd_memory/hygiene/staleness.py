@@ -9,7 +9,7 @@ A check reads each cited file once and judges every citation on it:
 - a symbol no longer named in its file: "render_invoice(): no longer in src/billing/pdf.py".
 
 The verdicts are cached per memory file in the disk cache (`kind="hygiene"`): a cited
-file's verdicts are reused while its identity (`diskcache.file_key`) is unchanged, so a
+file's verdicts are reused while its identity (size, times, inode: one stat) holds, so a
 session start re-reads only the files that changed. The prompt hook never checks the
 code: `known_stale` reads the last verdicts, believed only while the memory file is the
 one they were computed for.
@@ -18,21 +18,22 @@ one they were computed for.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import diskcache
-from . import citations as cit
 
 if TYPE_CHECKING:
     from ..maintenance.findings import Finding
     from ..settings import Settings
     from ..store.entry import Entry
     from ..store.memoryfile import MemoryFile
+    from . import citations as cit
 
-CACHE_KIND = "hygiene"
-CACHE_KEY = ("verdicts", 1)
+from .verdicts import CACHE_KEY, CACHE_KIND, cache_name, known_stale, stale_among
+
+__all__ = ["Stale", "check", "check_all", "known_stale", "stale_among"]
 
 
 class Stale(NamedTuple):
@@ -47,6 +48,8 @@ class Stale(NamedTuple):
 
 def judge(c: cit.Citation, lines: list[str] | None, exists: bool) -> str:
     """What changed about citation `c` ("" when it still holds)."""
+    from . import citations as cit  # not at the top: the prompt path imports this module
+
     if not exists:
         return f"{c.symbol}(): {c.path} is gone" if c.symbol else f"{c.label}: gone"
     if lines is None:
@@ -73,13 +76,11 @@ def _identity(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def _cache_name(mf: MemoryFile) -> str:
-    return f"hygiene:{mf.path}"
-
-
 def check(mf: MemoryFile, root: Path) -> list[Stale]:
     """The stale entries of `mf` against the repository at `root`; writes the cache."""
-    name = _cache_name(mf)
+    from . import citations as cit
+
+    name = cache_name(mf.path)
     old = diskcache.read(mf.cache_dir, CACHE_KIND, name, CACHE_KEY)
     old_files: dict = {}
     root_s = str(root)
@@ -138,34 +139,6 @@ def check_all(files: Sequence[MemoryFile], root: Path | None) -> list[Stale]:
     if root is None:
         return []
     return [s for mf in files for s in check(mf, root)]
-
-
-def known_stale(path: Path, cache_dir: Path) -> dict[str, list[str]]:
-    """The last verdicts of the memory file at `path` (id -> reasons), {} unless they were
-    computed for that file as it is now. Cheap: one bounded, verified cache read, no code read."""
-    data = diskcache.read(cache_dir, CACHE_KIND, f"hygiene:{path}", CACHE_KEY)
-    if not isinstance(data, dict) or data.get("memory") != diskcache.file_key(path):
-        return {}
-    stale = data.get("stale")
-    return stale if isinstance(stale, dict) else {}
-
-
-def stale_among(
-    entries: Iterable[Entry], cache_dir: Path | None
-) -> dict[tuple[str, str], list[str]]:
-    """{(memory file, id): reasons} of `entries` by their files' last verdicts (`known_stale`)."""
-    if cache_dir is None:
-        return {}
-    by_file: dict[str, dict[str, list[str]]] = {}
-    out = {}
-    for e in entries:
-        path = str(e.path)
-        if path not in by_file:
-            by_file[path] = known_stale(Path(path), cache_dir)
-        reasons = by_file[path].get(e.id)
-        if reasons:
-            out[(path, e.id)] = reasons
-    return out
 
 
 def session_check(files: Sequence[MemoryFile], cwd: str) -> None:

@@ -17,10 +17,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agd.atomic import write_atomic
-from agd.errors import AgdError
-from agd.files import read_text
-
 from .. import debuglog
 
 if TYPE_CHECKING:
@@ -68,6 +64,9 @@ def record_entries(data_dir: Path, entries: Iterable[Entry]) -> None:
 
 
 def _read(path: Path) -> tuple[float | None, dict[tuple[str, str], int]]:
+    from agd.errors import AgdError
+    from agd.files import read_text
+
     try:
         text = read_text(path, 2 * MAX_BYTES)
     except (AgdError, OSError, ValueError):
@@ -103,6 +102,9 @@ def compact(data_dir: Path) -> None:
     since, last = _read(path)
     lines = [f"{SINCE}{int(since or time.time())}"]
     lines += [f"{t}\t{m}\t{i}" for (m, i), t in sorted(last.items())]
+    from agd.atomic import write_atomic
+    from agd.errors import AgdError
+
     try:
         write_atomic(path, "\n".join(lines) + "\n")
     except (AgdError, OSError) as exc:

@@ -593,7 +593,7 @@ def _within_budget(
     ranked: list[Match], settings: Settings, words: list[str], exact: bool
 ) -> RecallResult:
     budget = int(settings.recall_token_budget) * policy.CHARS_PER_TOKEN
-    from ..hygiene.staleness import stale_among  # the last code check's verdicts, no code read
+    from ..hygiene.verdicts import stale_among  # the last code check's verdicts, no code read
 
     stale = stale_among((m.doc.entry for m in ranked), _cache_dir(settings))
     if stale:  # entries citing changed code go below the fresh ones
