@@ -177,3 +177,15 @@ def test_doctor_warns_about_each_stale_entry(env, repo):
             "update the entry (agd-memory save) or delete it",
         )
     ]
+
+
+def test_a_check_out_of_time_leaves_the_unread_files_for_the_next_one(env, repo):
+    mf = seed(env, repo)
+    repo.write("src/billing/pdf.py", repo.PDF.replace("render_invoice", "render_document"))
+    # past its deadline, a check reads no changed file: nothing is reported yet ...
+    assert staleness.check(memory(env, repo), repo.root, deadline=0.0) == []
+    assert verdicts.known_stale(mf.path, mf.cache_dir) == {}
+    # ... and the next check, in time, judges what was left
+    assert stale_of(env, repo) == {
+        "renderer": ["render_invoice(): no longer in src/billing/pdf.py"]
+    }

@@ -18,6 +18,7 @@ one they were computed for.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from . import citations as cit
 
 from .verdicts import CACHE_KEY, CACHE_KIND, cache_name, known_stale, stale_among
+
+SESSION_BUDGET_S = 0.3
+"""How long a session start may spend reading changed cited files; the rest waits for the
+next session start (a first check of a large memory is spread over a few sessions)."""
 
 __all__ = ["Stale", "check", "check_all", "known_stale", "stale_among"]
 
@@ -76,8 +81,11 @@ def _identity(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def check(mf: MemoryFile, root: Path) -> list[Stale]:
-    """The stale entries of `mf` against the repository at `root`; writes the cache."""
+def check(mf: MemoryFile, root: Path, deadline: float | None = None) -> list[Stale]:
+    """The stale entries of `mf` against the repository at `root`; writes the cache.
+
+    Past `deadline` (`time.monotonic()`), changed files are no longer read: their
+    citations count as fresh this time and are judged by the next check."""
     from . import citations as cit
 
     name = cache_name(mf.path)
@@ -87,8 +95,10 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
     memory_key = diskcache.file_key(mf.path)
     if isinstance(old, dict) and old.get("root") == root_s:
         old_files = old.get("files") or {}
-        if old.get("memory") == memory_key and all(
-            _identity(os.path.join(root_s, p)) == v[0] for p, v in old_files.items()
+        if (
+            old.get("complete")
+            and old.get("memory") == memory_key
+            and all(_identity(os.path.join(root_s, p)) == v[0] for p, v in old_files.items())
         ):  # neither the memory nor any cited file changed: the last verdicts stand
             return [_stale(mf, i, r) for i, r in (old.get("stale") or {}).items()]
     entries: list[Entry] = [e for e in mf.entries() if e.is_memory and e.status != "superseded"]
@@ -101,6 +111,7 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
             for c in cs:
                 by_file.setdefault(c.path, []).append(c)
     files: dict[str, tuple] = {}
+    complete = True
     for path, cs in by_file.items():
         key = _identity(os.path.join(root_s, path))
         cached = old_files.get(path)
@@ -108,6 +119,9 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
         if cached and cached[0] == key:
             verdicts = dict(cached[1])
         todo = [c for c in cs if c.render() not in verdicts]
+        if todo and key and deadline is not None and time.monotonic() > deadline:
+            complete = False
+            continue
         if todo:
             lines = cit.read_lines(root / path) if key else None
             for c in todo:
@@ -115,12 +129,13 @@ def check(mf: MemoryFile, root: Path) -> list[Stale]:
         files[path] = (key, verdicts)
     stale: list[Stale] = []
     for e, cs in per_entry:
-        reasons = tuple(r for c in cs if (r := files[c.path][1][c.render()]))
+        reasons = tuple(r for c in cs if c.path in files and (r := files[c.path][1][c.render()]))
         if reasons:
             stale.append(Stale(mf.layer, e.id, e.desc or "", mf.path, reasons))
     payload = {
         "root": str(root),
         "memory": memory_key,
+        "complete": complete,
         "files": files,
         "stale": {s.id: list(s.reasons) for s in stale},
     }
@@ -134,11 +149,15 @@ def _stale(mf: MemoryFile, block_id: str, reasons: list[str]) -> Stale:
     return Stale(mf.layer, block_id, desc or "", mf.path, tuple(reasons))
 
 
-def check_all(files: Sequence[MemoryFile], root: Path | None) -> list[Stale]:
-    """`check` over every file (nothing when there is no repository)."""
+def check_all(
+    files: Sequence[MemoryFile], root: Path | None, budget_s: float | None = None
+) -> list[Stale]:
+    """`check` over every file (nothing when there is no repository), reading changed
+    cited files for at most `budget_s` seconds."""
     if root is None:
         return []
-    return [s for mf in files for s in check(mf, root)]
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    return [s for mf in files for s in check(mf, root, deadline)]
 
 
 def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
@@ -147,7 +166,7 @@ def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
     from ..paths import repo_root
 
     try:
-        check_all(files, repo_root(Path(os.path.abspath(cwd or os.getcwd()))))
+        check_all(files, repo_root(Path(os.path.abspath(cwd or os.getcwd()))), SESSION_BUDGET_S)
     except Exception as exc:  # never fail the hook: the TOC goes out unmarked
         debuglog.log(f"hook session-start: code check failed: {type(exc).__name__}: {exc}")
 
