@@ -214,6 +214,7 @@ class LayerFile:
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
+    _team_driver(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
     if not files and not left_out:
@@ -229,6 +230,20 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
     return text if text.strip() else None
+
+
+def _team_driver(settings: Settings, cwd: str) -> None:
+    """Registers the team file's merge driver in a clone whose .gitattributes asks for it
+    (team/registration.py: costs one failed open where there is no team layer)."""
+    try:
+        from ..team import registration
+
+        done = registration.ensure(settings, cwd or None)
+    except Exception as exc:  # fail open: the TOC still goes out
+        debuglog.log(f"hook session-start: merge driver check failed: {type(exc).__name__}: {exc}")
+        return
+    if done:
+        debuglog.log("hook session-start: " + "; ".join(done))
 
 
 def _review_notice(settings: Settings, cwd: str) -> None:

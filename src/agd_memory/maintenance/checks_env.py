@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -431,3 +432,39 @@ def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Fin
     if pending:
         return [Finding("info", "automemory", f"{todo}: `agd-memory import claude-memory`")]
     return [Finding("ok", "automemory", f"Claude Code's auto memory is off ({now.reason})")]
+
+
+def team_driver(root: Path | None) -> list[Finding]:
+    """A clone whose `.gitattributes` sends the team file to the `agd-memory` merge driver
+    but whose git config does not register it (git then merges line by line and leaves
+    conflict markers), or registers a launcher that is gone."""
+    from ..team import registration, setup
+
+    if root is None or not registration.wants_driver(root):
+        return []
+    command = setup.driver_command(root)
+    fix = f"run `agd-memory team init` in {root} (a Claude Code session started there does it too)"
+    if not command:
+        return [
+            Finding(
+                "warn",
+                "team",
+                f"{root / '.gitattributes'} asks for the agd-memory merge driver but this clone "
+                f"has none registered: git would merge the team file line by line and leave "
+                f"conflict markers; {fix}",
+            )
+        ]
+    try:
+        words = shlex.split(command)  # `team init` quotes the launcher's path
+    except ValueError:
+        words = command.split()
+    launcher = Path(words[0]) if words else None
+    if launcher is not None and launcher.is_absolute() and not os.access(launcher, os.X_OK):
+        return [
+            Finding(
+                "warn",
+                "team",
+                f"the agd-memory merge driver of {root} runs {launcher}, which is missing; {fix}",
+            )
+        ]
+    return [Finding("ok", "team", f"the agd-memory merge driver is registered in {root}")]

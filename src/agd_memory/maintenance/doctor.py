@@ -76,7 +76,7 @@ STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Fin
     ("plugin", lambda ctx, memories: checks_env.registration(ctx.plugin_root, ctx.claude_settings)),
     ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
     ("automemory", lambda ctx, memories: checks_env.both_memories(ctx.settings, ctx.files)),
-    ("team", lambda ctx, memories: checks_env.team_driver(ctx.settings, ctx.code_root)),
+    ("team", lambda ctx, memories: checks_env.team_driver(ctx.code_root)),
 )
 """The checks after loading the memories, in order (the progress counter counts them)."""
 

@@ -35,8 +35,8 @@ from .. import paths
 from ..errors import MemoryFileError, UserError
 from ..settings import Settings
 from ..store.rules import SCAFFOLD
+from .registration import DRIVER
 
-DRIVER = "agd-memory"
 DRIVER_TITLE = "agd-memory: merge the team memory file block by block"
 LAUNCHER_NAME = "agd-memory-merge-driver"
 PLUGIN_ROOT = Path(__file__).resolve().parents[3]
@@ -74,6 +74,14 @@ def init(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> InitR
     exclude = Path(_git(root, "rev-parse", "--git-path", "info/exclude"))
     if _add_line(root / exclude if not exclude.is_absolute() else exclude, f"/{relative}.lock"):
         done.append(f"ignored the lock file {relative}.lock in {exclude}")
+    done += register_driver(settings, root)
+    return InitReport(root, team.path, tuple(done))
+
+
+def register_driver(settings: Settings, root: Path) -> tuple[str, ...]:
+    """The launcher and `merge.agd-memory.{name,driver}` in the clone's git config, each
+    written only when missing or different; what was done."""
+    done = []
     launcher = write_launcher(settings.data_dir / "bin")
     if launcher is not None:
         done.append(f"wrote the merge-driver launcher {launcher}")
@@ -82,7 +90,12 @@ def init(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> InitR
         if _git(root, "config", "--get", key, check=False) != value:
             _git(root, "config", key, value)
             done.append(f"set {key} in the clone's git config")
-    return InitReport(root, team.path, tuple(done))
+    return tuple(done)
+
+
+def driver_command(root: Path) -> str:
+    """The merge driver command git would run in `root` ("" when none is registered)."""
+    return _git(root, "config", "--get", f"merge.{DRIVER}.driver", check=False)
 
 
 def launcher_text(plugin_root: Path = PLUGIN_ROOT) -> str:
