@@ -170,6 +170,9 @@ def test_recall_injects_team_blocks_and_names_their_layer(repo: Repo):
     out = repo.cli("recall", "where is the runbook for the pgbouncer pool?").stdout
     assert "[#pool-runbook]" in out
     assert "in the team layer: #pool-runbook" in out
+    both = repo.cli("recall", "how do we deploy staging?").stdout
+    assert "in the team layer: #deploy" in both and "in the project layer: #deploy" in both
+    assert "make deploy STAGE=staging" in both and "VPN up first" in both
 
 
 def test_mcp_tools_read_and_write_the_team_layer(repo: Repo):
