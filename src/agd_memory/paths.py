@@ -42,8 +42,6 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from agd.atomic import write_atomic
-
 from . import debuglog
 from .errors import MemoryFileError, UserError
 from .settings import Settings, read_json_object
@@ -502,6 +500,7 @@ def _live_entry(index: dict[str, str], remote: str) -> bool:
 def record_remote(settings: Settings, remote: str, path: Path) -> bool:
     """Map `remote` to `path` in the index unless a live entry exists. Under the index's
     lock, re-read inside it, written atomically. Never raises; returns True if written."""
+    from agd.atomic import write_atomic  # a write: not imported by a hook that only reads
     from agd.lock import LockError, exclusive, lock_path_for
 
     target = index_file(settings)

@@ -45,11 +45,11 @@ RECALL_ON_THE_PROMPT_PATH = {
     "agd_memory.recall.index",
     "agd_memory.recall.lexicon",
     "agd_memory.recall.policy",
-    "agd_memory.recall.render",
     "agd_memory.recall.scoring",
     "agd_memory.recall.text",
 }
-"""What the prompt hook loads of recall: the pipeline, never search or the evaluation."""
+"""What the prompt hook loads of recall: the pipeline, never search or the evaluation (and
+the renderer only when a block is injected)."""
 
 
 def imported_by(event: str, payload: dict, env: dict[str, str]) -> tuple[str, set[str]]:
@@ -93,7 +93,7 @@ def test_a_prompt_that_recalls_nothing_never_loads_the_store(project, hook_env) 
     assert out == ""
     assert {m for m in modules if m.startswith("agd_memory.recall")} == RECALL_ON_THE_PROMPT_PATH
     assert not {m for m in modules if m.startswith("agd_memory.store")}
-    assert not modules & {"agd.serializer", "agd.parser", "agd.graph", "agd.lock"}
+    assert not modules & {"agd.serializer", "agd.parser", "agd.graph", "agd.lock", "agd.atomic"}
 
 
 def test_a_prompt_that_injects_loads_the_store_but_not_the_parser(project, hook_env) -> None:
@@ -102,5 +102,6 @@ def test_a_prompt_that_injects_loads_the_store_but_not_the_parser(project, hook_
     imported_by("prompt", payload, hook_env)
     out, modules = imported_by("prompt", payload, hook_env)
     assert "project-staging-pgbouncer" in out
-    assert {m for m in modules if m.startswith("agd_memory.recall")} == RECALL_ON_THE_PROMPT_PATH
+    recall_modules = {m for m in modules if m.startswith("agd_memory.recall")}
+    assert recall_modules == RECALL_ON_THE_PROMPT_PATH | {"agd_memory.recall.render"}
     assert "agd.parser" not in modules

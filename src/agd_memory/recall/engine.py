@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import debuglog, diskcache
-from . import lexicon, policy, render
+from . import lexicon, policy
 from .analyzer import Analyzer
 from .index import Index, Part, code_stamp, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all_bm25, score_bm25, score_doc
@@ -119,6 +119,8 @@ class RecallResult:
         """The additionalContext text: a header naming the blocks, then each block as AGD."""
         if self.skipped or not self.chosen:
             return ""
+        from . import render  # only a prompt that injects pays for the renderer
+
         ids = [str(s.entry.id) for s in self.chosen]
         stale = [str(s.entry.id) for s in self.chosen if s.stale]
         head = render.header(ids, stale, [s.layer for s in self.chosen])
@@ -603,6 +605,8 @@ def _within_budget(
     if exact:  # exact-budget: measured on the text actually injected
         sizes = [len(t) + 1 for t in texts]
     else:
+        from . import render
+
         sizes = [len(render.reference_text(m.doc.entry)) for m in ranked]
     keep = policy.fit_budget(sizes, budget) if budget > 0 else 0
     if keep == 0:
