@@ -16,6 +16,7 @@ from agd.serializer import serialize_block
 from agd_memory import store
 from agd_memory.cli import main
 from agd_memory.distill import consolidate as cons
+from agd_memory.distill import review
 
 SECRET = "ghp_4fT9xQ2LmZ8rW1vB7nK3pY6sD0aH5jE2cU9i"
 
@@ -188,7 +189,6 @@ def test_bad_input_is_one_line(env, fake_claude, memory, capsys) -> None:
 def test_with_review_on_the_plan_waits_in_the_queue_until_accepted(
     env, fake_claude, memory, monkeypatch, capsys
 ) -> None:
-    from agd_memory.distill import review
 
     monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
     original = memory.read_bytes()
@@ -210,14 +210,13 @@ def test_with_review_on_the_plan_waits_in_the_queue_until_accepted(
 def test_an_automatic_pass_with_review_on_only_queues(
     env, fake_claude, memory, monkeypatch
 ) -> None:
-    from agd_memory.distill import review
 
     monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
     original = memory.read_bytes()
     mf = store.MemoryFile(memory, layer="project", settings=env.settings())
     fake_claude.script(answer(RECORDED["answer"]["changes"]))
-    cons.run_scheduled(env.settings(), mf, log=lambda _: None, now=0.0)  # first seen
-    assert cons.run_scheduled(env.settings(), mf, log=lambda _: None, now=8 * 86400.0)
+    cons.run_scheduled(env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=0.0)  # first seen
+    assert cons.run_scheduled(env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=8 * 86400.0)
     assert memory.read_bytes() == original
     assert [i.op for i in review.pending(mf)] == ["plan"]
 

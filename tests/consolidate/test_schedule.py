@@ -12,6 +12,7 @@ from consolidate_helpers import RECORDED, answer, blocks
 
 from agd_memory import paths, store
 from agd_memory.distill import consolidate as cons
+from agd_memory.distill import review
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "distill"))
 from distill_records import edit_session, wait_for, write_transcript  # noqa: E402
@@ -36,20 +37,20 @@ def test_a_pass_waits_for_its_period_and_for_new_entries(
     fake_claude.script(answer(RECORDED["answer"]["changes"]))
     mf, logged = open_memory(env, memory), []
     t0 = 1_800_000_000.0
-    assert cons.run_scheduled(env.settings(), mf, log=logged.append, now=t0) is None  # first seen
-    assert cons.run_scheduled(env.settings(), mf, log=logged.append, now=t0 + 6.9 * DAY) is None
+    assert cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=t0) is None  # first seen
+    assert cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=t0 + 6.9 * DAY) is None
     assert fake_claude.calls() == [] and "less than 7 days ago" in logged[-1]
-    plan = cons.run_scheduled(env.settings(), mf, log=logged.append, now=t0 + 7.1 * DAY)
+    plan = cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=t0 + 7.1 * DAY)
     assert plan is not None and len(fake_claude.calls()) == 1
     assert "hello-note" not in blocks(memory)  # review off: written, with a .bak
     assert memory.with_name("memory.agd.bak").is_file()
     # 42 active before, 32 after: a period later, but not 30 new entries since
-    assert cons.run_scheduled(env.settings(), mf, log=logged.append, now=t0 + 20 * DAY) is None
+    assert cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=t0 + 20 * DAY) is None
     assert "needs 30" in logged[-1] and len(fake_claude.calls()) == 1
     for n in range(30):
         mf.save("x-project", f"fact-{n}", f"Fact number {n} about the service.", desc=f"fact {n}")
     fake_claude.script(answer([]))
-    assert cons.run_scheduled(env.settings(), mf, log=logged.append, now=t0 + 20 * DAY) is not None
+    assert cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=t0 + 20 * DAY) is not None
     assert len(fake_claude.calls()) == 2
 
 
@@ -58,7 +59,7 @@ def test_zero_days_turns_it_off(env, fake_claude, memory, monkeypatch) -> None:
     logged: list[str] = []
     mf = open_memory(env, memory)
     for now in (0.0, 400 * DAY):
-        assert cons.run_scheduled(env.settings(), mf, log=logged.append, now=now) is None
+        assert cons.run_scheduled(env.settings(), mf, log=logged.append, submit=review.submit_plan, now=now) is None
     assert fake_claude.calls() == [] and "off" in logged[-1]
 
 

@@ -261,7 +261,8 @@ def test_an_injection_in_the_transcript_changes_only_the_proposals_text(env, fak
 
 
 def test_a_proposal_holding_an_api_key_lands_redacted(env, fake_claude) -> None:
-    key = "sk-ant-api03-" + "Qw7" * 30
+    # random-looking, as a real key is (a repeated pattern reads as a placeholder)
+    key = "sk-ant-api03-" + "Qw7vR2xKp9LmZt4NbY8cJd3FhG6sW1aE5uTiOo0yXqPzVnBgCk" * 2
     fake_claude.script(
         {
             "proposals": [

@@ -36,8 +36,7 @@ from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
 from ..store.rules import normalize_body
-from .proposals import _field  # one reader of an answer's text fields
-from .schema import DESC_CHARS, ID_CHARS, list_answer, text
+from .schema import DESC_CHARS, ID_CHARS, field_text, list_answer, text
 
 PROMPT_FILE = Path(__file__).with_name("consolidate_prompt.md")
 RESULT_FIELD = "changes"
@@ -197,10 +196,10 @@ def validate(raw: object, shown: Iterable[str]) -> tuple[Change, list[str]]:
         raise UserError("a change is not an object")
     known = set(shown)
     notes: list[str] = []
-    op = _field(raw, "op").strip().lower()
+    op = field_text(raw, "op").strip().lower()
     if op not in OPS:
         raise UserError(f"unknown op `{op[:20]}`")
-    block_id = _one_id(_field(raw, "id"))
+    block_id = _one_id(field_text(raw, "id"))
     if block_id not in known:
         raise UserError(f"#{block_id} was not among the entries shown")
     given = raw.get("others") or []
@@ -215,11 +214,11 @@ def validate(raw: object, shown: Iterable[str]) -> tuple[Change, list[str]]:
         raise UserError(f"{', '.join('#' + x for x in unseen)} not among the entries shown")
     if op in ("merge", "supersede", "refs") and not others:
         raise UserError(f"a `{op}` names no other entry")
-    desc = " ".join(_field(raw, "desc").split())
+    desc = " ".join(field_text(raw, "desc").split())
     if len(desc) > DESC_CHARS:
         desc = desc[: DESC_CHARS - 1].rstrip() + "…"
         notes.append("desc clipped")
-    body = normalize_body(_field(raw, "body")).strip()
+    body = normalize_body(field_text(raw, "body")).strip()
     if len(body) > BODY_CHARS:
         raise UserError(f"the body is {len(body)} characters (at most {BODY_CHARS})")
     if op == "desc" and not desc:
@@ -230,7 +229,7 @@ def validate(raw: object, shown: Iterable[str]) -> tuple[Change, list[str]]:
     if secrets.find(desc) or secrets.find(body):
         desc, body = secrets.redact(desc), secrets.redact(body)
         notes.append("a secret-shaped value redacted")
-    why = " ".join(_field(raw, "why").split())[:WHY_CHARS]
+    why = " ".join(field_text(raw, "why").split())[:WHY_CHARS]
     return Change(op, block_id, others, desc, body, why), notes
 
 
@@ -476,11 +475,13 @@ def run_scheduled(
     mf: object,
     *,
     log: Callable[[str], None],
+    submit: Callable[[object, Plan, Settings], list[str]],
     now: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Plan | None:
     """The distiller's worker calls this after a file's sessions: a pass over `mf` when it
-    is due (`due`), its plan given to `accept`. Never raises; returns the plan made, if any."""
+    is due (`due`), its plan handed to `submit` (`review.submit_plan`: queued for review or
+    written). Never raises; returns the plan made, if any."""
     from ..claude import headless
 
     now = time.time() if now is None else now
@@ -501,7 +502,7 @@ def run_scheduled(
         plan = propose(settings, doc, mf.path, log=log, sleep=sleep)  # type: ignore[attr-defined]
         for line in plan.notes:
             log(f"consolidation: {line}")
-        for line in accept(mf, plan, settings):
+        for line in submit(mf, plan, settings):
             log(f"consolidation: {line}")
         # new entries are counted from what the pass left, not from what it was shown
         remember_run(settings, mf.path, len(active(mf.document())), now)  # type: ignore[attr-defined]
@@ -511,30 +512,3 @@ def run_scheduled(
     except (UserError, OSError) as exc:
         log(f"consolidation: {exc}")
     return None
-
-
-def accept(mf: object, plan: Plan, settings: Settings, *, review_first: bool = True) -> list[str]:
-    """What happens to a plan that is not only shown: the one seam between a plan and the
-    file. With review on for the layer (`review.enabled`) and `review_first`, it waits in
-    the review queue with its diff; else it is written (`apply`). The lines say what was done."""
-    from ..store.rules import today
-    from . import review
-
-    if not plan.changes:
-        return ["nothing to change"]
-    if review_first and review.enabled(settings, mf.layer):  # type: ignore[attr-defined]
-        doc = mf.document()  # type: ignore[attr-defined]
-        shown = diff(doc, change_document(doc, plan, today(settings))[0])
-        got = review.enqueue(
-            mf, [review.Proposal.for_plan(plan.to_dict(), diff=shown)], source="consolidate"
-        )
-        said = [
-            f"queued for review as {item.id}: `agd-memory review` shows it, "
-            f"`agd-memory review accept {item.id}` writes it"
-            for item in got.added
-        ]
-        return said + [f"not queued: {why}" for _, why in got.dropped]
-    said, bak = apply(mf, plan, today(settings))
-    if bak is not None:
-        said.append(f"the file before is in {bak}")
-    return said

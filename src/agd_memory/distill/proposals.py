@@ -88,28 +88,18 @@ class Report:
         return [o.id for o in self.outcomes if o.action == "pending"]
 
 
-def _field(raw: dict, name: str) -> str:
-    """A text field of the answer ("" when absent); anything but a string is refused."""
-    value = raw.get(name)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise UserError(f"the proposal's `{name}` is a {type(value).__name__}, not text")
-    return schema.text(value)
-
-
 def validate(raw: object) -> Proposal:
     """One raw proposal as a `Proposal`, within every limit of `schema.SCHEMA`; UserError
     names what is wrong."""
     if not isinstance(raw, dict):
         raise UserError("a proposal is not an object")
     notes: list[str] = []
-    kind = _field(raw, "kind").strip().lower()
+    kind = schema.field_text(raw, "kind").strip().lower()
     if kind and not kind.startswith("x-"):
         kind = f"x-{kind}"
     if kind not in KINDS:
         raise UserError(f"unknown kind `{kind[:40]}` (use one of {', '.join(KINDS)})")
-    raw_id = _field(raw, "id").strip().lstrip("#")
+    raw_id = schema.field_text(raw, "id").strip().lstrip("#")
     if not raw_id:
         raise UserError("a proposal has no id")
     if len(raw_id) > ID_CHARS:
@@ -117,24 +107,24 @@ def validate(raw: object) -> Proposal:
     block_id = raw_id if is_identifier(raw_id) else suggest_id(raw_id)
     if block_id != raw_id:
         notes.append(f"id `{raw_id}` became `{block_id}`")
-    body = _field(raw, "body").strip()
+    body = schema.field_text(raw, "body").strip()
     if not body:
         raise UserError(f"#{block_id} has an empty body")
     if len(body) > BODY_CHARS:
         body = body[: BODY_CHARS - 1].rstrip() + "…"
         notes.append("body clipped")
-    desc = " ".join(_field(raw, "desc").split())
+    desc = " ".join(schema.field_text(raw, "desc").split())
     if not desc:
         desc = " ".join(body.splitlines()[0].split())
     if len(desc) > DESC_CHARS:
         desc = desc[: DESC_CHARS - 1].rstrip() + "…"
         notes.append("desc clipped")
-    status = _field(raw, "status").strip().lower() or None
+    status = schema.field_text(raw, "status").strip().lower() or None
     if status not in (None, "open", "done"):
         notes.append(f"status `{status[:40]}` dropped")
         status = None
     supersedes = _supersedes(raw.get("supersedes"), block_id, notes)
-    scope = _field(raw, "scope").strip().lower() or "project"
+    scope = schema.field_text(raw, "scope").strip().lower() or "project"
     if scope == "global" and kind not in GLOBAL_KINDS:
         notes.append(f"scope global is only for {' and '.join(GLOBAL_KINDS)}: kept in the project")
         scope = "project"

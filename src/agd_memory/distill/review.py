@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agd import lock
 from agd.atomic import write_atomic
@@ -46,6 +46,9 @@ from ..settings import Settings
 from .queuefile import count as count  # re-exported: the queue's API
 from .queuefile import queue_path
 from .queuefile import read as _read
+
+if TYPE_CHECKING:
+    from . import consolidate
 
 MAX_PENDING = 500
 """The most items one queue holds; older ones are kept, new ones refused past it (logged)."""
@@ -503,3 +506,32 @@ def from_text(item: Item, text: str) -> Proposal:
     return Proposal.save(
         kind, block_id, body, desc=desc, status=status, supersedes=supersedes, keys=key_list
     )
+
+
+def submit_plan(
+    mf: object, plan: consolidate.Plan, settings: Settings, *, review_first: bool = True
+) -> list[str]:
+    """What happens to a plan that is not only shown: the one seam between a plan and the
+    file. With review on for the layer (`enabled`) and `review_first`, it waits in
+    the review queue with its diff; else it is written (`apply`). The lines say what was done."""
+    from ..store.rules import today
+    from . import consolidate
+
+    if not plan.changes:
+        return ["nothing to change"]
+    if review_first and enabled(settings, mf.layer):  # type: ignore[attr-defined]
+        doc = mf.document()  # type: ignore[attr-defined]
+        shown = consolidate.diff(doc, consolidate.change_document(doc, plan, today(settings))[0])
+        got = enqueue(
+            mf, [Proposal.for_plan(plan.to_dict(), diff=shown)], source="consolidate"
+        )
+        said = [
+            f"queued for review as {item.id}: `agd-memory review` shows it, "
+            f"`agd-memory review accept {item.id}` writes it"
+            for item in got.added
+        ]
+        return said + [f"not queued: {why}" for _, why in got.dropped]
+    said, bak = consolidate.apply(mf, plan, today(settings))
+    if bak is not None:
+        said.append(f"the file before is in {bak}")
+    return said

@@ -78,6 +78,18 @@ def text(value: str) -> str:
     return _SURROGATE.sub("\ufffd", value)
 
 
+def field_text(raw: dict, name: str) -> str:
+    """A text field of a model's answer ("" when absent); anything but a string is refused."""
+    from ..errors import UserError
+
+    value = raw.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UserError(f"the answer's `{name}` is a {type(value).__name__}, not text")
+    return text(value)
+
+
 def plain(value: object, depth: int = PLAIN_DEPTH) -> object:
     """A copy of JSON data that is safe to print: text made valid (`text`), nesting cut
     at `depth` levels (`"…"` stands for what is deeper)."""

@@ -110,10 +110,10 @@ def _pending_for(settings: Settings, memory: Path) -> list[tuple[Pending, object
 def _consolidate(settings: Settings, memory: Path, say, sleep) -> None:  # type: ignore[no-untyped-def]
     """The automatic consolidation pass over the project file, when it is due (never in a hook)."""
     from .. import store
-    from . import consolidate
+    from . import consolidate, review
 
     mf = store.MemoryFile(memory, layer="project", settings=settings)
-    consolidate.run_scheduled(settings, mf, log=say, sleep=sleep)
+    consolidate.run_scheduled(settings, mf, log=say, submit=review.submit_plan, sleep=sleep)
 
 
 def _one(settings: Settings, item: Pending, memory: Path, layers: object, say, sleep) -> None:  # type: ignore[no-untyped-def]

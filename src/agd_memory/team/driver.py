@@ -20,10 +20,7 @@ from agd.files import read_text
 from agd.merge3 import MergeResult, merge
 
 from ..errors import MemoryFileError
-from .markers import resolve_text
-
-MAX_BYTES = 64 * 1024 * 1024
-"""The largest version the driver reads (a 10,000-entry file is ~3 MB)."""
+from .markers import MAX_BYTES, resolve_text
 
 
 def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 OPEN, BASE, SPLIT, CLOSE = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
+MAX_BYTES = 64 * 1024 * 1024
+"""The largest team file (or version of it) read here and by the driver (10,000 entries: ~3 MB)."""
 
 
 class Sides(NamedTuple):
@@ -140,7 +142,6 @@ def resolve(path: str | os.PathLike[str]) -> Resolved:
     from agd.lock import exclusive, locked_path, real_path
 
     from ..errors import MemoryFileError
-    from .driver import MAX_BYTES
 
     target = Path(path)
     with exclusive(locked_path(target)):
