@@ -86,6 +86,8 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     monkeypatch.setenv("AGD_MEMORY_TODAY", "2026-11-30")
     monkeypatch.setenv("AGD_DISTILL_BACKOFF_S", "0.05")
     monkeypatch.setenv("AGD_DISTILL_TIMEOUT_S", "30")
+    # no background keys run after every save of every test (tests/distill/test_autokeys.py)
+    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "0")
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     return Env(tmp_path, home, data)
 

@@ -97,6 +97,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_CLAUDE", "distill_claude", str, "claude", "the claude executable"),
     Variable("AGD_DISTILL_EXCERPT_CHARS", "distill_excerpt_chars", int, 60000, "most transcript characters sent to the headless pass"),
     Variable("AGD_DISTILL_KEYS_PER_SESSION", "distill_keys_per_session", int, 20, "older entries without search keys given keys after each distilled session (0: off)"),
+    Variable("AGD_DISTILL_KEYS_EVERY_S", "distill_keys_every_s", float, 600.0, "entries saved without search keys (MCP or CLI save, a hand edit, a merge) get them from a background run, at most this often per memory file, seconds (0: only after distilled sessions)"),
     Variable("AGD_DISTILL_TEAM", "distill_team", bool, True, "the distiller proposes project facts a teammate needs for the team layer, when the repository has one (0: everything stays private)"),
     Variable("AGD_DISTILL_REVIEW", "distill_review", bool, None, "review mode: proposals, keys and consolidation plans wait in `agd-memory review` instead of being written (default: on for the team layer only)"),
     Variable("AGD_CONSOLIDATE_EVERY_DAYS", "consolidate_every_days", float, 7.0, "automatic consolidation at most once per this many days (0: off)"),
@@ -167,6 +168,7 @@ class Settings:
     distill_claude: str
     distill_excerpt_chars: int
     distill_keys_per_session: int
+    distill_keys_every_s: float
     distill_team: bool
     distill_review: bool | None
     consolidate_every_days: float

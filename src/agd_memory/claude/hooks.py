@@ -227,6 +227,9 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
 
         staleness.session_check(files, payload.cwd)  # the TOC marks what it finds
         text = toc.render(files, settings)
+        from ..distill import autokeys
+
+        autokeys.at_session_start(files, settings)  # entries without keys: one keys run
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
     return text if text.strip() else None

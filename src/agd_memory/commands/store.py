@@ -110,6 +110,9 @@ def save(argv: list[str]) -> int:
         keys=args.keys,
         allow_secrets=args.allow_secrets,
     )
+    from ..distill import autokeys
+
+    autokeys.after_save(mf, result.id)  # an entry left without keys gets them soon
     if args.json:
         emit_json(
             {

@@ -53,14 +53,19 @@ def session_end(payload: dict, settings: Settings) -> None:
 
 
 def spawn_worker(settings: Settings, key: str) -> None:
-    """Start the worker detached and return once it is on its own.
+    spawn(settings, WORKER_CODE, [key])
+
+
+def spawn(settings: Settings, code: str, args: list[str]) -> None:
+    """Run `code` (with this source tree first on sys.path, then `args`) detached and
+    return once it is on its own (the distiller's worker, the keys run of `autokeys`).
 
     POSIX: `sh` in a new session starts the worker in the background and exits at once;
     we wait for `sh` alone. The worker is then nobody's child here (no zombie for the
     hook or a long-lived caller to reap, no running `Popen` left behind) and sits in a
     session of its own, out of reach of the signals sent to Claude Code's process group."""
     src = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-c", WORKER_CODE, src, key]
+    argv = [sys.executable, "-c", code, src, *args]
     cwd = str(settings.data_dir) if settings.data_dir.is_dir() else None
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if os.name == "nt":  # pragma: no cover - Windows: no console, own process group

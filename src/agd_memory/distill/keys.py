@@ -341,19 +341,51 @@ def backfill(
         if not entries:
             continue
         left -= len(entries)
-        t = Target(mf, entries)
+        done, error = key_entries(mf, entries, settings, log, size=len(entries))
+        written += done
+        if error is not None:
+            log(f"keys for older entries: {failure(error)}")
+            if isinstance(error, headless.DistillFailed):
+                break
+    return written
+
+
+def key_entries(
+    mf: store.MemoryFile,
+    entries: Sequence[store.Entry],
+    settings: Settings,
+    log: Callable[[str], None],
+    *,
+    size: int,
+) -> tuple[int, Exception | None]:
+    """Keys for `entries` of `mf`, one claude call per `size` of them, each batch's answer
+    written at once (only where keys are still missing; queued in review mode): the
+    backfill after a session and the keys run after a save (`autokeys`). Returns how many
+    entries got keys and the failure that stopped it (a DistillFailed or UserError), if any."""
+    from ..claude import headless
+
+    written = 0
+    for batch in batches(entries, size):
+        t = Target(mf, batch)
         try:
-            notes, _ = ask_batch(t, entries, settings, None, log)
+            notes, _ = ask_batch(t, batch, settings, None, log)
             for note in notes:
-                log(f"keys for older entries: {mf.path.name} {note}")
+                log(f"{mf.path.name} {note}")
             if t.found:
                 written += len(write(mf, t.found, only_missing=True, log=log))
         except headless.DistillFailed as exc:
-            log(f"keys for older entries: the claude run failed: {exc}")
-            break
+            return written, exc
         except UserError as exc:  # the file changed under us, or cannot be written
-            log(f"keys for older entries: {exc}")
-    return written
+            return written, exc
+    return written, None
+
+
+def failure(error: Exception) -> str:
+    """A failure of `key_entries` in one line."""
+    from ..claude import headless
+
+    prefix = "the claude run failed: " if isinstance(error, headless.DistillFailed) else ""
+    return f"{prefix}{error}"
 
 
 def from_answers(

@@ -357,4 +357,7 @@ def save(
             'save where the secret is kept (e.g. "the deploy token is in the CI secret '
             'DEPLOY_TOKEN"), never its value. Nothing was written.'
         ) from None
+    from ..distill import autokeys
+
+    autokeys.after_save(memory, result.id)  # an entry left without keys gets them soon
     return f"{result.message} [{layer.name} layer: {layer.path}]"
