@@ -33,19 +33,19 @@ def known_stale(path: Path, cache_dir: Path) -> dict[str, list[str]]:
     return stale if isinstance(stale, dict) else {}
 
 
+def stale_of(memories: Iterable[Path], cache_dir: Path | None) -> dict[tuple[str, str], list[str]]:
+    """{(memory file, id): reasons} by the last verdicts of each memory file (`known_stale`)."""
+    if cache_dir is None:
+        return {}
+    out = {}
+    for memory in dict.fromkeys(memories):
+        for block_id, reasons in known_stale(Path(memory), cache_dir).items():
+            out[(str(memory), block_id)] = reasons
+    return out
+
+
 def stale_among(
     entries: Iterable[Entry], cache_dir: Path | None
 ) -> dict[tuple[str, str], list[str]]:
-    """{(memory file, id): reasons} of `entries` by their files' last verdicts (`known_stale`)."""
-    if cache_dir is None:
-        return {}
-    by_file: dict[str, dict[str, list[str]]] = {}
-    out = {}
-    for e in entries:
-        path = str(e.path)
-        if path not in by_file:
-            by_file[path] = known_stale(Path(path), cache_dir)
-        reasons = by_file[path].get(e.id)
-        if reasons:
-            out[(path, e.id)] = reasons
-    return out
+    """`stale_of` the memory files `entries` come from."""
+    return stale_of((e.path for e in entries if e.path is not None), cache_dir)
