@@ -63,9 +63,11 @@ def test_review_mode_queues_proposals_out_of_every_reader(
     assert "tabs" not in capsys.readouterr().out
     assert main(["toc"]) == 0
     assert "#tabs" not in capsys.readouterr().out
-    # the queue is in the data folder, not beside the memory (nor in any repository)
+    # the queue is beside the config file (shell and hooks share it), not beside the
+    # memory (nor in any repository), and not in the plugin data folder (gone on uninstall)
     queue = review.queue_path(env.settings(), mf.path)
-    assert queue.is_relative_to(env.data) and queue.is_file()
+    assert queue.is_relative_to(env.settings().config_file.parent) and queue.is_file()
+    assert not queue.is_relative_to(env.data) and not queue.is_relative_to(mf.path.parent)
 
     assert main(["review"]) == 0
     out = capsys.readouterr().out

@@ -21,11 +21,14 @@ QUEUE_LIMIT = 16 * 1024 * 1024
 
 
 def queue_path(settings: Settings, memory_path: str | os.PathLike[str]) -> Path:
-    """The queue file of one memory file: in the data folder, named after the real file."""
+    """The queue file of one memory file, named after the real file, beside the config file
+    (`<Claude config dir>/agd-memory/review/`): the same folder for the hooks, the MCP
+    server and a shell (the plugin data folder is not: Claude Code sets it for its own
+    children only), and kept when the plugin is uninstalled."""
     real = lock.real_path(memory_path)
     digest = f"{_fnv1a(str(real).encode('utf-8', 'surrogateescape')):016x}"
     stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in real.parent.name)[:40]
-    return settings.data_dir / QUEUE_DIR / f"{stem or 'memory'}-{real.stem}-{digest}.json"
+    return settings.config_file.parent / QUEUE_DIR / f"{stem or 'memory'}-{real.stem}-{digest}.json"
 
 
 def _fnv1a(data: bytes) -> int:

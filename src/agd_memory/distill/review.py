@@ -2,8 +2,9 @@
 
 In review mode (`review.enabled`) the distiller's proposals, `agd-memory keys` results
 and consolidation plans are not written into the memory file: `enqueue` stores them in
-a queue file of their own in the data folder (`<data>/review/<name>-<hash>.json`, one
-per memory file: `queuefile.queue_path`). No reader of memory (TOC, recall, search, `get`, the hooks' injected
+a queue file of their own beside the config file
+(`<Claude config dir>/agd-memory/review/<name>-<hash>.json`, one per memory file:
+`queuefile.queue_path`), where the hooks and a shell both find it. No reader of memory (TOC, recall, search, `get`, the hooks' injected
 text) ever opens that folder, and it is outside every repository, so a team layer's
 pending proposals cannot be committed by accident.
 
