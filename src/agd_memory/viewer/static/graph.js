@@ -1,5 +1,7 @@
 // Graph view: cytoscape, force-directed (cose). Nodes are blocks coloured by kind and sized by
 // degree; edges are refs that resolve to a block. Clicking a node shows it in the side pane.
+// Labels are ids shortened to LABEL_CHARS with an ellipsis (the whole id shows on hover), and
+// nodes are placed at least one label box apart, so no two labels overlap.
 import { clear, el, kindChip, kindColor, kindTitle, layerBadge, compareKinds, statusChip } from "./dom.js";
 import { details } from "./read.js";
 import { actions, degree, isSuperseded, state } from "./state.js";
@@ -7,6 +9,9 @@ import { actions, degree, isSuperseded, state } from "./state.js";
 let cy = null;
 let builtFor = null; // the data object and layer filter the graph was built from
 let selected = null;
+
+const LABEL_CHARS = 22;
+const shortLabel = (id) => (id.length > LABEL_CHARS ? `${id.slice(0, LABEL_CHARS - 1)}…` : id);
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
@@ -67,10 +72,10 @@ function coseOptions(numIter, n) {
   return {
     name: "cose", animate: false, randomize: true, fit: false,
     boundingBox: { x1: 0, y1: 0, w: side, h: side },
-    idealEdgeLength: () => 90, nodeRepulsion: () => 6000, nodeOverlap: 8,
+    idealEdgeLength: () => 120, nodeRepulsion: () => 9000, nodeOverlap: 8,
     // Fewer iterations on big graphs, with a faster cooling so the annealing still ends cold.
     numIter, initialTemp: 1000, minTemp: 1, coolingFactor: Math.min(0.99, (1 / 1000) ** (1 / numIter)),
-    nodeDimensionsIncludeLabels: false,
+    nodeDimensionsIncludeLabels: true,
   };
 }
 
@@ -92,19 +97,41 @@ function shelfPack(boxes, width, gap) {
 // Each connected group of blocks is laid out on its own by cose (force-directed), then the
 // groups are packed in rows, biggest first; blocks with no edge at all go in a grid below,
 // by kind. One cose over everything would cost n² per step for nodes that never interact.
+// The smallest distance between two node centres at which their label boxes cannot overlap
+// (boxes of at most w x h overlap only when |dx| < w and |dy| < h), in model coordinates.
+// Measured on the longest labels and the biggest node only: a label box per node costs
+// seconds on a 2,000-block memory.
+function spacing() {
+  const nodes = cy.nodes().toArray();
+  const longest = nodes.sort((a, b) => b.data("label").length - a.data("label").length).slice(0, 24);
+  let w = 0;
+  let label = 0;
+  for (const n of longest) {
+    const b = n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+    w = Math.max(w, b.w);
+    label = Math.max(label, b.h);
+  }
+  const size = nodes.reduce((m, n) => Math.max(m, n.data("size")), 0);
+  w = Math.max(w, size) + 12;
+  const h = size + label + 10;
+  return { w, h, d: Math.hypot(w, h) };
+}
+
 function computePositions() {
   const groups = linkedGroups();
+  const space = spacing();
   const pairs = groups.filter((g) => g.length > SMALL_GROUP).reduce((sum, g) => sum + (g.length * g.length) / 2, 0);
   const numIter = Math.max(40, Math.min(1000, Math.round(PAIR_BUDGET / Math.max(pairs, 1))));
   const boxes = [];
   for (const nodes of groups) {
     if (nodes.length <= SMALL_GROUP) {
-      // A ring: cose's set-up costs more than its result is worth on a handful of nodes.
-      const r = nodes.length === 2 ? 40 : Math.max(45, nodes.length * 11);
+      // A ring: cose's set-up costs more than its result is worth on a handful of nodes. Its
+      // neighbours are a chord 2r·sin(π/n) apart, at least one label box diagonal.
+      const r = space.d / (2 * Math.sin(Math.PI / nodes.length));
       nodes.positions((_n, i) => ({ x: r * Math.cos((2 * Math.PI * i) / nodes.length), y: r * Math.sin((2 * Math.PI * i) / nodes.length) }));
     }
     else nodes.union(nodes.connectedEdges()).layout(coseOptions(numIter, nodes.length)).run();
-    boxes.push(nodes.boundingBox());
+    boxes.push(nodes.boundingBox({ includeLabels: true, includeEdges: false }));
   }
   const area = boxes.reduce((sum, b) => sum + b.w * b.h, 0);
   const width = Math.max(boxes.length ? boxes[0].w : 0, Math.sqrt(area) * 1.6, 600);
@@ -116,10 +143,10 @@ function computePositions() {
   });
   const lonely = cy.nodes().filter((n) => n.degree(false) === 0)
     .sort((a, b) => compareKinds(a.data("kind"), b.data("kind")) || a.data("label").localeCompare(b.data("label")));
-  const gap = 48;
-  const cols = Math.max(Math.ceil(Math.sqrt(lonely.length * 2.5)), Math.floor(width / gap) + 1);
+  // A grid whose cells are one label box wide and high.
+  const cols = Math.max(Math.ceil(Math.sqrt((lonely.length * space.h) / space.w)), Math.floor(width / space.w) + 1);
   const y0 = groups.length ? packed.height + 90 : 0;
-  lonely.forEach((n, i) => { positions[n.id()] = { x: (i % cols) * gap, y: y0 + Math.floor(i / cols) * gap }; });
+  lonely.forEach((n, i) => { positions[n.id()] = { x: (i % cols) * space.w, y: y0 + Math.floor(i / cols) * space.h }; });
   return { positions, lonely };
 }
 
@@ -150,7 +177,7 @@ function elements() {
   for (const b of shown) {
     nodes.push({
       group: "nodes",
-      data: { id: b.uid, label: b.id, kind: b.kind, layer: b.layer, color: kindColor(b.kind), size: 12 + Math.min(degree(b), 8) * 2.5 },
+      data: { id: b.uid, label: shortLabel(b.id), kind: b.kind, layer: b.layer, color: kindColor(b.kind), size: 12 + Math.min(degree(b), 8) * 2.5 },
       classes: isSuperseded(b) ? "superseded" : "",
     });
     for (const [i, ref] of b.refs.entries()) {
@@ -219,6 +246,33 @@ export function clearSelection() {
   paneEmpty();
 }
 
+// The whole id of the node under the pointer, above the node (its label may be shortened).
+function tip() {
+  let box = document.getElementById("graph-tip");
+  if (!box) {
+    box = el("div", { id: "graph-tip", class: "graph-tip", role: "tooltip" });
+    box.hidden = true;
+    document.getElementById("cy").parentElement.append(box);
+  }
+  return box;
+}
+
+function showTip(node) {
+  const box = tip();
+  const b = state.byUid.get(node.id());
+  box.textContent = `#${b ? b.id : node.id()}`;
+  const p = node.renderedPosition();
+  const canvas = document.getElementById("cy");
+  box.style.left = `${canvas.offsetLeft + p.x}px`;
+  box.style.top = `${canvas.offsetTop + p.y - node.renderedHeight() / 2 - 6}px`;
+  box.hidden = false;
+}
+
+function hideTip() {
+  const box = document.getElementById("graph-tip");
+  if (box) box.hidden = true;
+}
+
 function build() {
   performance.mark("agd-graph-start");
   if (cy) cy.destroy();
@@ -232,6 +286,9 @@ function build() {
   performance.mark("agd-graph-created");
   layout(false);
   cy.on("tap", "node", (e) => select(e.target.id()));
+  cy.on("mouseover", "node", (e) => showTip(e.target));
+  cy.on("mouseout", "node", hideTip);
+  cy.on("viewport", hideTip);
   cy.on("tap", (e) => { if (e.target === cy) clearSelection(); });
   builtFor = { data: state.data, hidden: [...state.hiddenLayers].join() };
   performance.mark("agd-graph-built");
