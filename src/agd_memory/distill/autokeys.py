@@ -90,10 +90,11 @@ def at_session_start(files: Iterable[Any], settings: Settings) -> None:
 
 
 def _keyless(entry: Any) -> bool:
+    # keys first: at SessionStart nearly every entry has them, so one dict lookup decides
     return (
-        entry.is_memory
+        not str(entry.attrs.get("keys") or "").strip()
+        and entry.is_memory
         and entry.status != "superseded"
-        and not str(entry.attrs.get("keys") or "").strip()
     )
 
 
