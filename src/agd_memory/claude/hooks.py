@@ -180,7 +180,10 @@ def memory_files(
         [store.MemoryFile(layer.path, layer=layer.name, settings=settings) for layer in existing]
     )
     for item in bad:
+        from . import parse_notice
+
         notify_user(unreadable.for_user(item))
+        parse_notice.remember(settings, item.path)  # the prompt hook stays quiet about it
         if left_out is not None:
             left_out.append(unreadable.for_model(item))
     return files
@@ -190,7 +193,9 @@ class LayerFile:
     """A layer's memory file as recall reads it (`recall.engine.MemorySource`): recall
     reads its analysis from its own disk cache, so the store is imported only when the
     entries are needed (a changed file, or a block to render), not on every prompt; a
-    layer that fails is skipped and logged by recall."""
+    layer that fails is skipped and logged by recall. A file that stopped parsing since
+    the user was last told (at SessionStart, or by an earlier prompt) gets one notice
+    (`parse_notice`): recall would otherwise go quiet without a word."""
 
     __slots__ = ("path", "layer", "_settings")
 
@@ -203,9 +208,19 @@ class LayerFile:
         return self.path.is_file()
 
     def entries(self) -> list[Entry]:
+        from ..errors import MemoryFileError
         from ..store import MemoryFile
 
-        return MemoryFile(self.path, layer=self.layer, settings=self._settings).entries()
+        try:
+            return MemoryFile(self.path, layer=self.layer, settings=self._settings).entries()
+        except MemoryFileError as exc:
+            from .. import unreadable
+            from . import parse_notice
+
+            if parse_notice.first_time(self._settings, self.path):
+                item = unreadable.Unreadable(self.layer, str(self.path), exc)
+                notify_user(unreadable.for_user(item))
+            raise
 
 
 # -- handlers: each returns the additionalContext text, or None to stay silent ----------
