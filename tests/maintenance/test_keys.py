@@ -424,3 +424,22 @@ def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
     assert first.startswith(b"=== ")
     assert code == 1
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_key_entries_keeps_what_earlier_batches_found_when_a_later_one_fails(
+    env, fake_claude, memory: Path
+) -> None:
+    """The loop the session backfill and the keys run after a save share: each batch is
+    written as it comes back, so a failure later loses nothing found before it."""
+    from agd_memory.claude import headless
+
+    settings = Settings.load()
+    mf = store.MemoryFile(memory, layer="project", settings=settings)
+    entries = [e for e in mf.entries() if keys_mod.needs_keys(e)]
+    first = [e.id for e in entries[:2]]
+    fake_claude.script(fake_claude.keys_answer(first), {"exit": 1, "stderr": "overloaded"})
+    written, error = keys_mod.key_entries(mf, entries, settings, lambda _: None, size=2)
+    assert written == 2 and isinstance(error, headless.DistillFailed)
+    assert keys_mod.failure(error).startswith("the claude run failed: ")
+    after = reread(memory)
+    assert [i for i, e in after.items() if e.attrs.get("keys")] == first
