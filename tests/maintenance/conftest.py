@@ -45,4 +45,5 @@ def isolated_home(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("AGD_MEMORY_HOME", str(home))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "0")  # no background keys run per save
     return home

@@ -116,6 +116,7 @@ class Memory:
             "AGD_MEMORY_GLOBAL_FILE": str(self.global_file),
             "AGD_MEMORY_TODAY": TODAY,
             "CLAUDE_PLUGIN_DATA": str(self.data_dir),
+            "AGD_DISTILL_KEYS_EVERY_S": "0",  # no background keys run per save
         }
         self.settings = Settings.load(self.env)
 

@@ -45,6 +45,7 @@ def env(tmp_path: Path, home: Path) -> dict[str, str]:
             "AGD_MEMORY_PROJECT_CWD": str(project),
             "AGD_MEMORY_TODAY": TODAY,
             "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+            "AGD_DISTILL_KEYS_EVERY_S": "0",  # no background keys run per save
         }
     )
     return base

@@ -26,6 +26,7 @@ def git_env(tmp_path: Path) -> dict[str, str]:
             "AGD_MEMORY_HOME": str(home),
             "AGD_MEMORY_TODAY": "2026-01-01",
             "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+            "AGD_DISTILL_KEYS_EVERY_S": "0",  # no background keys run per save
         }
     )
     return env
