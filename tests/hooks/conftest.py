@@ -26,6 +26,7 @@ def hook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
     monkeypatch.setenv("AGD_MEMORY_TODAY", "2026-11-30")
+    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "0")  # SessionStart starts no keys run
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     return dict(os.environ)
 
