@@ -131,7 +131,14 @@ def _env(home: Path, memory: Path, root: Path = REPO) -> dict[str, str]:
         CLAUDE_PLUGIN_DATA=str(home / ("plugin-data" if root == REPO else "plugin-data-base")),
         AGD_MEMORY_FILE=str(memory),
         AGD_MEMORY_GLOBAL_FILE=str(home / "no-global.agd"),
+        # no detached keys run for the corpus' keyless entries during the timed runs
+        AGD_DISTILL_KEYS_EVERY_S="0",
     )
+    # As on a machine where the MCP launcher found the SDK: SessionStart starts no
+    # background install (agd_memory/mcp/sdk.py) inside the timed runs.
+    data = Path(env["CLAUDE_PLUGIN_DATA"])
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
     return env
 
 

@@ -146,10 +146,21 @@ def take_notices() -> list[str]:
 # -- the layers a hook reads ------------------------------------------------------------
 
 
-def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Layer]:
-    from .. import paths
+_LAYERS: dict[str, paths.Layers] = {}
 
-    layers = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
+
+def layers_of(settings: Settings, cwd: str) -> paths.Layers:
+    """The layers of the project at `cwd`, resolved once per hook process (SessionStart's
+    notices and the TOC all ask; a hook process serves one payload)."""
+    if cwd not in _LAYERS:
+        from .. import paths
+
+        _LAYERS[cwd] = paths.resolve(settings, cwd=cwd or None)  # None: the process's folder
+    return _LAYERS[cwd]
+
+
+def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Layer]:
+    layers = layers_of(settings, cwd)
     existing = []
     for layer in layers.select(scope):
         if layer.path.is_file():
@@ -267,10 +278,9 @@ def _team_driver(settings: Settings, cwd: str) -> None:
 def _review_notice(settings: Settings, cwd: str) -> None:
     """One line to the user (never the model) when proposals wait in review mode."""
     try:
-        from .. import paths
         from ..distill import queuefile
 
-        layers = paths.resolve(settings, cwd=cwd or None)
+        layers = layers_of(settings, cwd)
         files = [layer.path for layer in (layers.team, layers.project, layers.global_) if layer]
         waiting = queuefile.count(settings, files)
     except Exception as exc:  # fail open: the TOC still goes out

@@ -17,13 +17,16 @@ tool list, `doctor` and the SessionStart notice show; the next start tries again
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 REQUIREMENT = "mcp>=2,<3"  # the same pin as pyproject.toml and agd_memory.mcp.server
 MAJOR = "2"
-LAUNCHER = Path(__file__).resolve().parents[3] / "bin" / "agd-memory-mcp"
+
+
+def launcher() -> Path:
+    """`bin/agd-memory-mcp` of this checkout (resolved when an install starts, not at import)."""
+    return Path(__file__).resolve().parents[3] / "bin" / "agd-memory-mcp"
 
 
 def data_dir() -> Path:
@@ -116,6 +119,8 @@ def start_install(*, no_site: bool = False) -> bool:
 
     It runs with this interpreter, with `-S` only when `no_site` (the launcher passes its own
     flag; the hook, itself run with `-S`, wants the installer to see site-packages)."""
+    import subprocess  # here: SessionStart imports this module, and rarely spawns
+
     if is_ready() or installing():
         return False
     data = data_dir()
@@ -123,7 +128,7 @@ def start_install(*, no_site: bool = False) -> bool:
     with open(log_file(), "ab") as log:
         kwargs: dict = {"start_new_session": True} if os.name != "nt" else {"creationflags": 0x208}
         subprocess.Popen(  # noqa: S603 - our own launcher
-            [sys.executable, *(["-S"] if no_site else []), str(LAUNCHER), "--install"],
+            [sys.executable, *(["-S"] if no_site else []), str(launcher()), "--install"],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -135,6 +140,8 @@ def start_install(*, no_site: bool = False) -> bool:
 
 def _run(argv: list[str], what: str, venv: Path) -> str | None:
     """Run one install step; the one-line failure (what went wrong, what to do) or None."""
+    import subprocess  # here: SessionStart imports this module, and rarely spawns
+
     try:
         proc = subprocess.run(  # noqa: S603
             argv,
@@ -199,13 +206,15 @@ def session_notice() -> str | None:
     one-line notice for the user (installing, or the last failure and what to do), or None."""
     import importlib.util
 
-    if is_ready() or importlib.util.find_spec("mcp") is not None:  # a dev install has its own
+    if is_ready():
         return None
     try:  # the launcher found the SDK in the interpreter it runs with: no venv needed
         if Path(system_file().read_text(encoding="utf-8").strip()).exists():
             return None
     except OSError:
         pass
+    if importlib.util.find_spec("mcp") is not None:  # a dev install has its own
+        return None
     previous = failure()
     try:
         started = start_install()
