@@ -128,3 +128,35 @@ def _acquire(fd: int, lock_file: Path, timeout: float | None) -> None:
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.02)
+
+
+def pid_alive(pid: int) -> bool:
+    """The process `pid` is running (a zombie counts as dead): whether a lock owner is alive."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(
+            0x1000, False, pid
+        )  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that exited but was not reaped yet is dead for our purposes (Linux /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]

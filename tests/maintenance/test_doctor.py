@@ -92,7 +92,6 @@ def test_each_problem_in_a_memory_gets_one_line_with_what_to_do(tmp_path, plugin
     acted = lines([f for f in findings if f.needs_action])
     assert acted == [
         f"{path}:7: #deploy cites #ghost-runbook in refs, but no block has that id — remove it from refs, or save #ghost-runbook",
-        f"{path}:48: #spaced-refs separates the ids in refs with spaces, which agd reads as one id — run `agd-memory migrate refs --apply` to rewrite them with commas",
         f"{path}:17: #release-checklist cites #release-v1, which is superseded — point it at #release-v2 instead",
         f"{path}:35: #registry-token holds what looks like a GitHub token (ghp_…) — remove it from the entry, rotate the secret, and delete old .bak copies",
         f"{path}:38: #backups and #backups-2 ({path}:43) look like duplicates (100% of their words in common) — keep one and save it with --supersedes the other",
@@ -107,8 +106,8 @@ def test_cli_exit_status_1_and_one_line_per_finding(monkeypatch, tmp_path, run):
     monkeypatch.setenv("AGD_MEMORY_HOME", str(tmp_path))
     status, out, _ = run("doctor", FIXTURES / "problems.agd")
     assert status == 1
-    assert out.endswith("5 problems need action\n")
-    assert sum(line.startswith(("warn ", "error ")) for line in out.splitlines()) == 5
+    assert out.endswith("4 problems need action\n")
+    assert sum(line.startswith(("warn ", "error ")) for line in out.splitlines()) == 4
     status, out, _ = run("doctor", "--json", FIXTURES / "problems.agd")
     data = json.loads(out)
     assert {d["check"] for d in data if d["level"] in ("warn", "error")} == {

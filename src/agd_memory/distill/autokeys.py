@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from agd.lock import pid_alive
+
 from .. import debuglog
 from ..settings import Settings
 
@@ -242,17 +244,7 @@ def _running(lock: Path, now: float, stale_s: float) -> bool:
         return False
     if now - started > stale_s or pid <= 0:
         return False
-    if os.name == "nt":  # pragma: no cover - os.kill(pid, 0) would end the process there
-        from .lockfile import pid_alive
-
-        return pid_alive(pid)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 def _read_state(settings: Settings, memory: Path) -> dict[str, Any]:

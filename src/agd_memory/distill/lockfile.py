@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from agd import lock
 from agd.lock import exclusive
 
 from ..settings import Settings
@@ -76,7 +77,7 @@ def examine(path: Path, now: float) -> tuple[Owner | None, float, bool]:
     its owner is dead or it is older than `distill_lock_stale_s`."""
     owner = read_owner(path)
     age = now - (owner.started if owner else _mtime(path))
-    return owner, age, owner is not None and pid_alive(owner.pid)
+    return owner, age, owner is not None and lock.pid_alive(owner.pid)
 
 
 def acquire(
@@ -150,37 +151,6 @@ def read_owner(path: Path) -> Owner | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if os.name == "nt":  # pragma: no cover - exercised on Windows only
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(
-            0x1000, False, pid
-        )  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return False
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return not _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
-    """A process that exited but was not reaped yet is dead for our purposes (Linux /proc)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def _mtime(path: Path) -> float:

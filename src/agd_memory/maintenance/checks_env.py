@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agd.lock import pid_alive
+
 from ..settings import Settings
 from .findings import Finding
 
@@ -102,7 +104,7 @@ def distiller_locks(settings: Settings, *, now: float | None = None) -> list[Fin
     for path in sorted(settings.data_dir.glob("distill-*.lock")):
         age = now - _mtime(path, now)
         pid = _legacy_pid(path)
-        alive = pid is not None and lockfile.pid_alive(pid)
+        alive = pid is not None and pid_alive(pid)
         if alive and age <= stale_s:
             continue
         why = f"pid {pid} is not running" if pid and not alive else f"{age:.0f}s old"

@@ -106,18 +106,7 @@ def dangling_refs(memories: list[Memory]) -> list[Finding]:
     for m in memories:
         for block in m.source.document.blocks:
             for key, target in _edges(block):
-                pieces = split_refs(target)
-                if len(pieces) > 1 and all(p in everywhere for p in pieces):
-                    out.append(
-                        Finding(
-                            "warn",
-                            "refs",
-                            f"{m.where(block)}: {_name(block)} separates the ids in {key} with "
-                            "spaces, which agd reads as one id — run `agd-memory migrate refs "
-                            "--apply` to rewrite them with commas",
-                        )
-                    )
-                elif target not in everywhere:
+                if target not in everywhere:
                     out.append(
                         Finding(
                             "warn",
