@@ -19,8 +19,8 @@ from pathlib import Path
 
 from .. import paths
 from ..settings import Settings
+from . import DRIVER
 
-DRIVER = "agd-memory"
 MAX_BYTES = 1024 * 1024
 _SECTION = re.compile(r'^\s*\[\s*merge\s+"agd-memory"\s*\]', re.IGNORECASE)
 _DRIVER_KEY = re.compile(r"^\s*driver\s*=", re.IGNORECASE)

@@ -35,7 +35,7 @@ from .. import paths
 from ..errors import MemoryFileError, UserError
 from ..settings import Settings
 from ..store.rules import SCAFFOLD
-from .registration import DRIVER
+from . import DRIVER
 
 DRIVER_TITLE = "agd-memory: merge the team memory file block by block"
 LAUNCHER_NAME = "agd-memory-merge-driver"
