@@ -177,3 +177,15 @@ def test_document_is_memoised_until_the_file_changes(mf: store.MemoryFile):
     assert mf.document() is d1
     os.utime(mf.path, ns=(1, 1))
     assert mf.document() is not d1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_reading_a_fifo_as_memory_file_is_an_error_not_a_hang(tmp_path: Path, settings):
+    # The write path refused a FIFO; reading one (entries, document) opened it blocking
+    # and waited for a writer forever.
+    fifo = tmp_path / "memory.agd"
+    os.mkfifo(fifo)
+    mf = store.MemoryFile(fifo, settings=settings)
+    for read in (mf.entries, mf.document):
+        with pytest.raises(MemoryFileError, match="not a regular file"):
+            read()

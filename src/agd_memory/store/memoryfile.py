@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from agd import lock
+from agd import files, lock
 from agd.atomic import remove_stale_temps, write_atomic
 from agd.errors import AgdError
 from agd.model import FENCED, INLINE, Block, Document, Inline
@@ -195,15 +195,28 @@ class MemoryFile:
         return key, self._parse_text(data)
 
     def _read(self) -> tuple[cache.Key, bytes]:
-        """The file's bytes and the cache key of exactly those bytes (one open, one fstat)."""
+        """The file's bytes and the cache key of exactly those bytes (one open, one fstat).
+
+        Opened without blocking (a FIFO would otherwise wait for a writer forever) and read
+        to at most `files.DEFAULT_LIMIT`, like every file the format library reads."""
         try:
-            with open(self.path, "rb") as fh:
-                st = os.fstat(fh.fileno())
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with open(fd, "rb") as fh:
+                st = os.fstat(fd)
                 if not stat.S_ISREG(st.st_mode):
                     raise MemoryFileError(
-                        f"memory file {self.path} is not a regular file; point it at a file"
+                        f"memory file {self.path} is not a regular file; point it at a file",
+                        path=self.path,
+                        reason="not a regular file",
                     )
-                data = fh.read()
+                data = fh.read(files.DEFAULT_LIMIT + 1)
+            if len(data) > files.DEFAULT_LIMIT:
+                raise MemoryFileError(
+                    f"memory file {self.path} is larger than {files.DEFAULT_LIMIT // files.MIB} "
+                    "MiB; split it into layers or remove old entries",
+                    path=self.path,
+                    reason="too large",
+                )
         except FileNotFoundError:
             raise MemoryFileError(
                 f"memory file {self.path} does not exist", path=self.path, reason="missing"

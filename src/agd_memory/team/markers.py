@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 OPEN, BASE, SPLIT, CLOSE = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 MAX_BYTES = 64 * 1024 * 1024
-"""The largest team file (or version of it) read here and by the driver (10,000 entries: ~3 MB)."""
+"""The largest version of the team file the merge driver reads (10,000 entries: ~3 MB)."""
 
 
 class Sides(NamedTuple):
@@ -135,23 +138,16 @@ def resolve_text(text: str, where: str) -> Resolved:
     return Resolved(Path(where), sides.regions, tuple(n.detail for n in result.notes), result.text)
 
 
-def resolve(path: str | os.PathLike[str]) -> Resolved:
-    """Merge the conflict regions of `path` in place, under the store's lock, atomically."""
-    from agd.atomic import write_atomic
-    from agd.files import read_text
-    from agd.lock import exclusive, locked_path, real_path
-
-    from ..errors import MemoryFileError
+def resolve(path: str | os.PathLike[str], settings: Settings | None = None) -> Resolved:
+    """Merge the conflict regions of `path` in place through the store's one write path
+    (`MemoryFile.rewrite`: the real file's lock, a read-only file refused, atomic, the
+    cache refreshed)."""
+    from ..store import MemoryFile
 
     target = Path(path)
-    with exclusive(locked_path(target)):
-        resolved = resolve_text(read_text(target, MAX_BYTES), str(target))
-        if resolved.regions == 0:
-            return resolved
-        try:
-            write_atomic(real_path(target), resolved.text)
-        except OSError as exc:
-            raise MemoryFileError(
-                f"cannot write {target}: {exc.strerror or exc}. Nothing was written."
-            ) from None
-    return resolved
+
+    def merged(text: str) -> tuple[str | None, Resolved]:
+        resolved = resolve_text(text, str(target))
+        return (resolved.text if resolved.regions else None), resolved
+
+    return MemoryFile(target, layer="team", settings=settings).rewrite(merged)[0]
