@@ -33,10 +33,10 @@ import struct
 import sys
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import debuglog
 
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
     from agd.model import Document
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections import namedtuple
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import debuglog, diskcache
 from . import lexicon, policy
@@ -24,9 +24,14 @@ from .index import Index, Part, code_stamp, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all_bm25, score_bm25, score_doc
 from .text import BUILTIN_LANGS, stopwords
 
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..settings import Settings
     from ..store.entry import Entry
+else:
+    Protocol = object  # a structural type for the type checker only
 
 DEFAULT_LANGS = ("en",)
 COVERAGE_MIN = 0.25
@@ -52,8 +57,8 @@ EVIDENCE_COVERAGE = 0.3
 prompt's IDF mass, is anchored even when none of them is in its id or desc."""
 
 
-# Scored and RecallResult are not dataclasses: the prompt hook imports this module in
-# every process, and `dataclasses` costs ~8 ms to import.
+# Scored and RecallResult are not dataclasses (nor `typing.NamedTuple`): the prompt hook
+# imports this module in every process, and `dataclasses` costs ~8 ms to import.
 
 
 class MemorySource(Protocol):
@@ -72,16 +77,18 @@ class MemorySource(Protocol):
     def entries(self) -> list[Entry]: ...
 
 
-class Scored(NamedTuple):
-    """One chosen block: the entry, its score and the layer it came from."""
+class Scored(namedtuple("Scored", "entry score layer text stale", defaults=("", False))):
+    """One chosen block: the entry, its score and the layer it came from; `text`: the AGD
+    text injected for it; `stale`: it cites code that changed since it was written
+    (`hygiene.staleness`)."""
+
+    __slots__ = ()
 
     entry: Entry
     score: float
     layer: str
-    text: str = ""
-    """The AGD text injected for it."""
-    stale: bool = False
-    """It cites code that changed since it was written (`hygiene.staleness`)."""
+    text: str
+    stale: bool
 
 
 class RecallResult:

@@ -7,8 +7,7 @@ output too). Renderers never compute: they take entries already chosen and write
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
     from ..store.entry import Entry
 

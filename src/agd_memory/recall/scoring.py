@@ -17,8 +17,8 @@ visits the blocks that share a word or a cognate key with it.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from . import cognates
 from .analyzer import BLOCK_MIN_LEN, Analyzer
@@ -45,22 +45,26 @@ FIELD_BOOST_DESC = 3.0
 FIELD_BOOST_KIND = 2.0
 
 
-# Prompt and Match are NamedTuples, not dataclasses: the prompt hook imports this module
-# in every process, and `dataclasses` costs ~8 ms to import. Change a Match with
+# Prompt and Match are named tuples, not dataclasses or `typing.NamedTuple`: the prompt
+# hook imports this module in every process, and `dataclasses` costs ~8 ms to import,
+# `typing` 3-5 ms. Change a Match with
 # `m._replace(score=...)`.
 
 
-class Prompt(NamedTuple):
-    """A prompt, analysed: its content-word set and its cognate keys."""
+class Prompt(namedtuple("Prompt", "words cognates keys key_words", defaults=({}, False))):
+    """A prompt, analysed: its content-word set and its cognate keys.
+
+    `cognates`: cognate key -> the prompt words that have it (empty when cognates are off).
+    `keys`: prompt word -> its cognate key (empty when `cognates` is). `key_words`: each
+    word of a block's keys counts by itself (ranked search); recall counts a key only when
+    all its words are in the prompt."""
+
+    __slots__ = ()
 
     words: frozenset[str]
     cognates: dict[str, frozenset[str]]
-    """Cognate key -> the prompt words that have it (empty when cognates are off)."""
-    keys: dict[str, str | None] = {}
-    """Prompt word -> its cognate key (empty when `cognates` is)."""
-    key_words: bool = False
-    """Each word of a block's keys counts by itself (ranked search); recall counts a key
-    only when all its words are in the prompt."""
+    keys: dict[str, str | None]
+    key_words: bool
 
     @classmethod
     def build(
@@ -76,19 +80,28 @@ class Prompt(NamedTuple):
         return cls(wordset, cognate_map, keys if keyed else {}, key_words)
 
 
-class Match(NamedTuple):
-    """A block's score for a prompt and the evidence behind it."""
+class Match(
+    namedtuple(
+        "Match",
+        "doc score anchor_exact anchor_cognates matched covered",
+        defaults=(frozenset(),),
+    )
+):
+    """A block's score for a prompt and the evidence behind it.
+
+    `anchor_exact`: prompt words found exactly in the id or desc; `anchor_cognates`: found
+    only as cognates there; `matched`: every prompt word found exactly anywhere in the
+    block; `covered`: every prompt word found anywhere in the block, exactly or as a
+    cognate."""
+
+    __slots__ = ()
 
     doc: Doc
     score: float
     anchor_exact: frozenset[str]
-    """Prompt words found exactly in the id or desc."""
     anchor_cognates: frozenset[str]
-    """Prompt words found only as cognates in the id or desc."""
     matched: frozenset[str]
-    """Every prompt word found exactly anywhere in the block."""
-    covered: frozenset[str] = frozenset()
-    """Every prompt word found anywhere in the block, exactly or as a cognate."""
+    covered: frozenset[str]
 
 
 def _field(
