@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import namedtuple
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from . import debuglog
 
@@ -43,11 +43,15 @@ FALSE_WORDS = frozenset(("", "0", "false", "no", "off"))
 # 38-field class cost more than the rest of a small hook's work.
 
 
-class Variable(NamedTuple):
+class Variable(namedtuple("Variable", "name attr kind default help")):
+    """`name`: the environment variable, e.g. `AGD_RECALL_TOP_K`; `attr`: the field of
+    `Settings` it sets. A named tuple, not a `typing.NamedTuple`: `typing` costs a hook
+    3-5 ms to import."""
+
+    __slots__ = ()
+
     name: str
-    """Environment variable, e.g. `AGD_RECALL_TOP_K`."""
     attr: str
-    """Field of `Settings`."""
     kind: type
     default: object
     help: str

@@ -94,6 +94,10 @@ def test_a_prompt_that_recalls_nothing_never_loads_the_store(project, hook_env) 
     assert {m for m in modules if m.startswith("agd_memory.recall")} == RECALL_ON_THE_PROMPT_PATH
     assert not {m for m in modules if m.startswith("agd_memory.store")}
     assert not modules & {"agd.serializer", "agd.parser", "agd.graph", "agd.lock", "agd.atomic"}
+    # `typing` costs 3-5 ms, and each `typing.NamedTuple` compiles its fields' annotations:
+    # the path's named tuples are `collections.namedtuple`s, type-only imports sit behind
+    # `TYPE_CHECKING = False`
+    assert "typing" not in modules
 
 
 def test_a_prompt_that_injects_loads_the_store_but_not_the_parser(project, hook_env) -> None:

@@ -39,14 +39,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import debuglog
 from ..settings import Settings
 
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from .. import paths
     from ..store import Entry, MemoryFile
@@ -63,24 +65,34 @@ MAX_NOTICE_CHARS = 2_000
 USAGE = "usage: agd-memory hook session-start|prompt|session-end  (payload JSON on stdin)"
 
 
-class HookPayload(NamedTuple):  # not a dataclass: `dataclasses` costs a hook ~8 ms to import
-    """The fields of a Claude Code hook payload this plugin uses; absent ones are `""`."""
+# A named tuple, not a dataclass (`dataclasses` costs a hook ~8 ms to import) nor a
+# `typing.NamedTuple` (`typing` costs 3-5 ms more, and compiles each field's annotation).
+_PAYLOAD_FIELDS = (
+    "hook_event_name session_id transcript_path cwd prompt source reason permission_mode raw"
+)
 
-    hook_event_name: str = ""
-    """`SessionStart`, `UserPromptSubmit`, `SessionEnd` (as Claude Code names them)."""
-    session_id: str = ""
-    transcript_path: str = ""
-    cwd: str = ""
-    """The session's working directory: where the project layer is looked up."""
-    prompt: str = ""
-    """UserPromptSubmit: the typed text (`prompt`, else the older `user_prompt`)."""
-    source: str = ""
-    """SessionStart: `startup`, `resume`, `clear`, `compact`, `fork`."""
-    reason: str = ""
-    """SessionEnd: `clear`, `resume`, `logout`, `prompt_input_exit`, `other`."""
-    permission_mode: str = ""
-    raw: Mapping[str, Any] | None = None
-    """The payload as received (a dict, `{}` when stdin was not a JSON object)."""
+
+class HookPayload(namedtuple("HookPayload", _PAYLOAD_FIELDS, defaults=("",) * 8 + (None,))):
+    """The fields of a Claude Code hook payload this plugin uses; absent ones are `""`.
+
+    `hook_event_name`: `SessionStart`, `UserPromptSubmit`, `SessionEnd` (as Claude Code
+    names them). `cwd`: the session's working directory, where the project layer is looked
+    up. `prompt`: UserPromptSubmit's typed text (`prompt`, else the older `user_prompt`).
+    `source`: SessionStart's `startup`, `resume`, `clear`, `compact`, `fork`. `reason`:
+    SessionEnd's `clear`, `resume`, `logout`, `prompt_input_exit`, `other`. `raw`: the
+    payload as received (a dict, `{}` when stdin was not a JSON object)."""
+
+    __slots__ = ()
+
+    hook_event_name: str
+    session_id: str
+    transcript_path: str
+    cwd: str
+    prompt: str
+    source: str
+    reason: str
+    permission_mode: str
+    raw: Mapping[str, Any] | None
 
 
 def normalize(data: object) -> HookPayload:

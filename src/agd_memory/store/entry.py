@@ -12,18 +12,31 @@ come straight out of the on-disk cache as tuples and become entries with one
 from __future__ import annotations
 
 import gc
+from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from agd.model import EMPTY, FENCED, INLINE, Block, Document, Inline
 from agd.refs import citations
 from agd.refs import parse_ids as parse_id_list
 from agd.refs import text_of as block_text
 
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
-class _Row(NamedTuple):
+_ROW_FIELDS = "id kind desc body refs status created updated supersedes line attr_flat layer path"
+
+
+# `collections.namedtuple`, not `typing.NamedTuple`: the prompt hook imports this module
+# when it injects a block, and `typing.NamedTuple` compiles each field's annotation.
+class _Row(namedtuple("_Row", _ROW_FIELDS)):
+    """`attr_flat`: the attributes as `(key1, value1, key2, value2, ...)`, sorted by key:
+    one tuple per entry instead of one per attribute keeps the cached load fast."""
+
+    __slots__ = ()
+
     id: str
     kind: str
     desc: str | None
@@ -35,8 +48,6 @@ class _Row(NamedTuple):
     supersedes: tuple[str, ...]
     line: int
     attr_flat: tuple[Any, ...]
-    """Attributes as `(key1, value1, key2, value2, ...)`, sorted by key: one tuple per
-    entry instead of one per attribute keeps the cached load fast."""
     layer: str
     path: Path
 
