@@ -29,12 +29,15 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agd.lock import pid_alive
 
 from .. import debuglog
 from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..store import Entry, MemoryFile
 
 SETTLE_S = 2.0
 """The worker's wait before its first look: saves made together are keyed together."""
@@ -66,7 +69,7 @@ def off(settings: Settings) -> str | None:
 # -- the hook side: cheap checks, one detached spawn ---------------------------------------
 
 
-def after_save(mf: Any, block_id: str) -> None:
+def after_save(mf: MemoryFile, block_id: str) -> None:
     """Called where the CLI and MCP `save` finish: a keys run when the saved entry has none."""
     try:
         if off(mf.settings) is None:
@@ -77,7 +80,7 @@ def after_save(mf: Any, block_id: str) -> None:
         debuglog.log(f"keys soon: after save: {type(exc).__name__}: {exc}")
 
 
-def at_session_start(files: Iterable[Any], settings: Settings) -> None:
+def at_session_start(files: Iterable[MemoryFile], settings: Settings) -> None:
     """SessionStart: a keys run for each file whose cached entries include some without keys
     that no run has asked for yet. No file is read and nothing starts when all have keys."""
     try:
@@ -91,7 +94,7 @@ def at_session_start(files: Iterable[Any], settings: Settings) -> None:
         debuglog.log(f"keys soon: session start: {type(exc).__name__}: {exc}")
 
 
-def _keyless(entry: Any) -> bool:
+def _keyless(entry: Entry) -> bool:
     # keys first: at SessionStart nearly every entry has them, so one dict lookup decides
     return (
         not str(entry.attrs.get("keys") or "").strip()
@@ -100,7 +103,7 @@ def _keyless(entry: Any) -> bool:
     )
 
 
-def request(mf: Any, why: str, *, now: float | None = None) -> bool:
+def request(mf: MemoryFile, why: str, *, now: float | None = None) -> bool:
     """Start the worker for `mf` unless it is off, backing off after a failure or already
     running; True when one was started."""
     settings = mf.settings
@@ -172,7 +175,7 @@ def run(
             return
 
 
-def _todo(settings: Settings, mf: Any) -> list[Any]:
+def _todo(settings: Settings, mf: MemoryFile) -> list[Entry]:
     """Entries without keys that no run asked for (asked ones are answered or queued)."""
     from . import keys
 
@@ -181,7 +184,7 @@ def _todo(settings: Settings, mf: Any) -> list[Any]:
     return [e for e in mf.entries() if keys.needs_keys(e) and e.id not in asked | waiting]
 
 
-def _one_round(settings: Settings, mf: Any, say: Callable[[str], None]) -> bool:
+def _one_round(settings: Settings, mf: MemoryFile, say: Callable[[str], None]) -> bool:
     """One keys run; False when it failed (the state says when to try again)."""
     from . import keys, runlog
 

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agd.lines import is_identifier
 from agd.model import FENCED, Block, Document
@@ -37,6 +38,9 @@ from ..errors import UserError
 from ..settings import Settings
 from ..store.rules import normalize_body
 from .schema import DESC_CHARS, ID_CHARS, field_text, list_answer, text
+
+if TYPE_CHECKING:
+    from ..store import MemoryFile
 
 PROMPT_FILE = Path(__file__).with_name("consolidate_prompt.md")
 RESULT_FIELD = "changes"
@@ -414,8 +418,8 @@ def diff(before: Document, after: Document) -> str:
     return "\n".join(out)
 
 
-def apply(mf: object, plan: Plan, today: str) -> tuple[list[str], Path | None]:
-    """Write the plan into `mf` (a `store.MemoryFile`) in one locked atomic rewrite with a
+def apply(mf: MemoryFile, plan: Plan, today: str) -> tuple[list[str], Path | None]:
+    """Write the plan into `mf` in one locked atomic rewrite with a
     `.bak`, on the file as it is now; returns the lines of `change_document` and the backup."""
     from agd.parser import parse
     from agd.splice import splice
@@ -425,7 +429,7 @@ def apply(mf: object, plan: Plan, today: str) -> tuple[list[str], Path | None]:
         new, said = change_document(old, plan, today)
         return (splice(raw, old, new) if new.blocks != old.blocks else None), said
 
-    return mf.rewrite(compute, backup=True)  # type: ignore[attr-defined]
+    return mf.rewrite(compute, backup=True)
 
 
 # -- running by itself --------------------------------------------------------------------
@@ -472,10 +476,10 @@ def remember_run(settings: Settings, path: Path, count: int, now: float) -> None
 
 def run_scheduled(
     settings: Settings,
-    mf: object,
+    mf: MemoryFile,
     *,
     log: Callable[[str], None],
-    submit: Callable[[object, Plan, Settings], list[str]],
+    submit: Callable[[MemoryFile, Plan, Settings], list[str]],
     now: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Plan | None:
@@ -486,26 +490,26 @@ def run_scheduled(
 
     now = time.time() if now is None else now
     try:
-        if not mf.exists():  # type: ignore[attr-defined]
+        if not mf.exists():
             return None
-        doc = mf.document()  # type: ignore[attr-defined]
+        doc = mf.document()
         count = len(active(doc))
-        if settings.consolidate_every_days > 0 and str(mf.path) not in _read_state(settings):  # type: ignore[attr-defined]
+        if settings.consolidate_every_days > 0 and str(mf.path) not in _read_state(settings):
             # a memory seen for the first time: its period starts now (no surprise bill
             # the day this feature arrives), its entries all count as new
-            remember_run(settings, mf.path, 0, now)  # type: ignore[attr-defined]
-        why_not = due(settings, mf.path, count, now)  # type: ignore[attr-defined]
+            remember_run(settings, mf.path, 0, now)
+        why_not = due(settings, mf.path, count, now)
         if why_not:
             log(f"consolidation not due: {why_not}")
             return None
-        remember_run(settings, mf.path, count, now)  # type: ignore[attr-defined]  # a failed pass waits a period too
-        plan = propose(settings, doc, mf.path, log=log, sleep=sleep)  # type: ignore[attr-defined]
+        remember_run(settings, mf.path, count, now)  # a failed pass waits a period too
+        plan = propose(settings, doc, mf.path, log=log, sleep=sleep)
         for line in plan.notes:
             log(f"consolidation: {line}")
         for line in submit(mf, plan, settings):
             log(f"consolidation: {line}")
         # new entries are counted from what the pass left, not from what it was shown
-        remember_run(settings, mf.path, len(active(mf.document())), now)  # type: ignore[attr-defined]
+        remember_run(settings, mf.path, len(active(mf.document())), now)
         return plan
     except headless.DistillFailed as exc:
         log(f"consolidation: the claude run failed: {exc}")

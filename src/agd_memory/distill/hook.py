@@ -67,10 +67,12 @@ def spawn(settings: Settings, code: str, args: list[str]) -> None:
     src = str(Path(__file__).resolve().parents[2])
     argv = [sys.executable, "-c", code, src, *args]
     cwd = str(settings.data_dir) if settings.data_dir.is_dir() else None
-    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    null = subprocess.DEVNULL
     if os.name == "nt":  # pragma: no cover - Windows: no console, own process group
         flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-        subprocess.Popen(argv, cwd=cwd, creationflags=flags, close_fds=True, **quiet)  # noqa: S603
+        subprocess.Popen(  # noqa: S603
+            argv, cwd=cwd, creationflags=flags, close_fds=True, stdin=null, stdout=null, stderr=null
+        )
         return
     subprocess.run(  # noqa: S603 - our own interpreter and code
         ["/bin/sh", "-c", '"$@" &', "sh", *argv],
@@ -78,5 +80,7 @@ def spawn(settings: Settings, code: str, args: list[str]) -> None:
         close_fds=True,
         start_new_session=True,
         check=False,
-        **quiet,  # type: ignore[arg-type]
+        stdin=null,
+        stdout=null,
+        stderr=null,
     )

@@ -19,7 +19,6 @@ import json
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agd.errors import UnreadableFile
 from agd.files import read_text
@@ -448,7 +447,7 @@ def report(
 
 def write(
     mf: store.MemoryFile,
-    found: dict[str, Any],
+    found: dict[str, str],
     *,
     only_missing: bool,
     log: Callable[[str], None],

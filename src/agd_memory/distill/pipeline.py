@@ -13,12 +13,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..claude import headless, transcript
 from ..settings import Settings
 from . import proposals, schema, state
 from .state import Pending
+
+if TYPE_CHECKING:
+    from ..paths import Layers
+    from ..store import MemoryFile
 
 PROMPT_FILE = Path(__file__).with_name("prompt.md")
 TOC_ENTRY = re.compile(r"^(?:- )?#([A-Za-z_][A-Za-z0-9_-]*)", re.MULTILINE)
@@ -84,15 +88,15 @@ def build_message(toc_text: str, session_text: str, item: Pending) -> str:
     )
 
 
-def layer_files(layers: object, settings: Settings) -> list[Any]:
-    """The memory files of the project and global layers that exist, project first."""
+def layer_files(layers: Layers, settings: Settings) -> list[MemoryFile]:
+    """The memory files of the layers that exist (`Layers.select("all")`: team, project, global)."""
     from .. import store
 
-    files = store.open_files(layers.select("all"), settings)  # type: ignore[attr-defined]
+    files = store.open_files(layers.select("all"), settings)
     return [f for f in files if f.exists()]
 
 
-def render_toc(layers: object, settings: Settings) -> str:
+def render_toc(layers: Layers, settings: Settings) -> str:
     """The current table of contents via `toc.render`, or a plain id listing when that fails."""
     files = layer_files(layers, settings)
     if not files:
@@ -129,7 +133,7 @@ def _without_tool_hints(text: str) -> str:
 def distil(
     settings: Settings,
     item: Pending,
-    layers: object,
+    layers: Layers,
     *,
     log: Callable[[str], None],
     dry_run: bool = False,
@@ -197,7 +201,7 @@ def distil(
 
 
 def backfill_keys(
-    layers: object, settings: Settings, log: Callable[[str], None], *, skip: Iterable[str] = ()
+    layers: Layers, settings: Settings, log: Callable[[str], None], *, skip: Iterable[str] = ()
 ) -> int:
     """After a distilled session, keys for up to AGD_DISTILL_KEYS_PER_SESSION older entries
     that have none (one more headless run per file, only while such entries are left):

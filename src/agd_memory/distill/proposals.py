@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
 
 from agd.lines import is_identifier
 
@@ -32,6 +33,10 @@ from ..settings import Settings
 from ..store.rules import MAX_KEYS, suggest_id, usable_keys
 from . import schema
 from .schema import BODY_CHARS, DESC_CHARS, ID_CHARS, KINDS, MAX_PROPOSALS, MAX_SUPERSEDES, SCOPES
+
+if TYPE_CHECKING:
+    from ..paths import Layer, Layers
+    from ..store import Entry, MemoryFile
 
 GLOBAL_KINDS = ("x-user", "x-feedback")
 """Only facts about the user may go to the global layer."""
@@ -194,21 +199,30 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def near_duplicate(proposal: Proposal, entries: Iterable[object]) -> str | None:
+class Said(Protocol):
+    """What `near_duplicate` compares: a stored `Entry` or a proposal waiting for review."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def desc(self) -> str | None: ...
+    @property
+    def body(self) -> str | None: ...
+    @property
+    def status(self) -> str | None: ...
+
+
+def near_duplicate(proposal: Proposal, entries: Iterable[Said]) -> str | None:
     """The id of an existing block that already says what the proposal says, if any.
 
     Blocks the proposal supersedes and superseded blocks do not count.
     """
     mine = words(f"{proposal.desc} {proposal.body}")
     for entry in entries:
-        eid = getattr(entry, "id", "")
-        if (
-            eid == proposal.id
-            or eid in proposal.supersedes
-            or getattr(entry, "status", None) == "superseded"
-        ):
+        eid = entry.id
+        if eid == proposal.id or eid in proposal.supersedes or entry.status == "superseded":
             continue
-        desc, body = getattr(entry, "desc", None) or "", getattr(entry, "body", None) or ""
+        desc, body = entry.desc or "", entry.body or ""
         if (desc and _norm(desc) == _norm(proposal.desc)) or (
             body and _norm(body) == _norm(proposal.body)
         ):
@@ -221,7 +235,7 @@ def near_duplicate(proposal: Proposal, entries: Iterable[object]) -> str | None:
 
 def apply(
     raw_proposals: list[object],
-    layers: object,
+    layers: Layers,
     settings: Settings,
     *,
     shown: Collection[str],
@@ -229,7 +243,7 @@ def apply(
     dry_run: bool = False,
     session: str = "",
 ) -> Report:
-    """Validate and write up to MAX_PROPOSALS proposals; `layers` is a `paths.Layers`.
+    """Validate and write up to MAX_PROPOSALS proposals into their layers' files.
 
     `shown` holds the ids of the entries the model was shown (the TOC sent with the
     session): a proposal supersedes only those, never an entry the model did not see.
@@ -277,16 +291,16 @@ def apply(
     return report
 
 
-def team_layer(layers: object, settings: Settings):  # type: ignore[no-untyped-def]
+def team_layer(layers: Layers, settings: Settings) -> Layer | None:
     """The team layer proposals may go to: the repository's team file when it exists and
     `AGD_DISTILL_TEAM` is on, else None."""
-    team = getattr(layers, "team", None)
+    team = layers.team
     if team is None or not settings.distill_team or not team.path.is_file():
         return None
     return team
 
 
-def team_note(layers: object, settings: Settings) -> str:
+def team_note(layers: Layers, settings: Settings) -> str:
     """The line telling the model a team layer takes proposals ("" when none does)."""
     team = team_layer(layers, settings)
     if team is None:
@@ -297,11 +311,13 @@ def team_note(layers: object, settings: Settings) -> str:
     )
 
 
-def _target(proposal: Proposal, layers: object, settings: Settings, log: Callable[[str], None]):  # type: ignore[no-untyped-def]
+def _target(
+    proposal: Proposal, layers: Layers, settings: Settings, log: Callable[[str], None]
+) -> Layer:
     """The layer a proposal is written to: its scope's, except that a team proposal stays in
     the project layer when the repository has no team file or `AGD_DISTILL_TEAM` is off."""
     if proposal.scope == "global":
-        return layers.global_  # type: ignore[attr-defined]
+        return layers.global_
     if proposal.scope == "team":
         team = team_layer(layers, settings)
         if team is not None:
@@ -312,18 +328,18 @@ def _target(proposal: Proposal, layers: object, settings: Settings, log: Callabl
             else ("the repository has no team layer (`agd-memory team init`)")
         )
         log(f"proposal #{proposal.id}: {why}: kept in the project")
-    return layers.project  # type: ignore[attr-defined]
+    return layers.project
 
 
 def _write(
-    mf,
+    mf: MemoryFile,
     proposal: Proposal,
-    entries: list,
+    entries: list[Entry],
     all_ids: set[str],
     layer: str,
     dry_run: bool,
     session: str = "",
-) -> Outcome:  # type: ignore[no-untyped-def]
+) -> Outcome:
     existing = {e.id: e for e in entries}
     pid = proposal.id
     if pid in all_ids and pid not in existing:
@@ -371,11 +387,13 @@ def _write(
         )
     except UserError as exc:
         return Outcome("rejected", pid, str(exc), proposal, layer)
-    message = getattr(result, "message", None) or f"{action} #{pid}"
+    message = result.message or f"{action} #{pid}"
     return Outcome(action, pid, message, proposal, layer)
 
 
-def _enqueue(mf, proposal: Proposal, supersedes: list[str], layer: str, session: str) -> Outcome:  # type: ignore[no-untyped-def]
+def _enqueue(
+    mf: MemoryFile, proposal: Proposal, supersedes: list[str], layer: str, session: str
+) -> Outcome:
     """The proposal queued for review instead of written (`duplicate` when rejected before,
     or when a proposal waiting in the queue already says it)."""
     from types import SimpleNamespace
@@ -383,7 +401,9 @@ def _enqueue(mf, proposal: Proposal, supersedes: list[str], layer: str, session:
     from . import review
 
     waiting = [
-        SimpleNamespace(id=i.entry.get("id"), desc=i.entry.get("desc"), body=i.entry.get("body"))
+        SimpleNamespace(
+            id=i.entry.get("id"), desc=i.entry.get("desc"), body=i.entry.get("body"), status=None
+        )
         for i in review.pending(mf)
         if i.op == "save"
     ]

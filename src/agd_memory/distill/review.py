@@ -49,6 +49,7 @@ from .queuefile import queue_path
 from .queuefile import read as _read
 
 if TYPE_CHECKING:
+    from ..store import Entry, MemoryFile
     from . import consolidate
 
 MAX_PENDING = 500
@@ -156,11 +157,11 @@ class Enqueued:
 # -- where the queue lives -------------------------------------------------------------------
 
 
-def _path_of(mf: Any) -> Path:
+def _path_of(mf: MemoryFile) -> Path:
     return queue_path(mf.settings, mf.path)
 
 
-def _change(mf: Any, change: Callable[[dict[str, Any]], Any]) -> Any:
+def _change(mf: MemoryFile, change: Callable[[dict[str, Any]], Any]) -> Any:
     """`change` the queue's data under its lock; written back atomically when it changed."""
     path = _path_of(mf)
     try:
@@ -206,7 +207,7 @@ def fingerprint(proposal: Proposal | Item) -> str:
 
 
 def enqueue(
-    mf: Any,
+    mf: MemoryFile,
     proposals: Iterable[Proposal],
     *,
     source: str,
@@ -249,13 +250,13 @@ def enqueue(
     return _change(mf, change)
 
 
-def pending(mf: Any) -> list[Item]:
+def pending(mf: MemoryFile) -> list[Item]:
     """The items waiting for `mf`, oldest first (an unreadable queue is an empty one)."""
     items = (Item.from_dict(d) for d in _read(_path_of(mf))["pending"] if isinstance(d, dict))
     return [i for i in items if i is not None and i.op in OPS]
 
 
-def find(mf: Any, ids: Sequence[str]) -> list[Item]:
+def find(mf: MemoryFile, ids: Sequence[str]) -> list[Item]:
     """The pending items named by `ids` (a unique prefix will do); ReviewError for an unknown one."""
     items = pending(mf)
     out: list[Item] = []
@@ -275,7 +276,7 @@ def find(mf: Any, ids: Sequence[str]) -> list[Item]:
     return out
 
 
-def accept(mf: Any, ids: Sequence[str]) -> list[str]:
+def accept(mf: MemoryFile, ids: Sequence[str]) -> list[str]:
     """Write the named items through the store, each then leaving the queue; returns one
     line per item. A write that is refused leaves its item pending and raises after the
     ones before it were accepted."""
@@ -286,7 +287,9 @@ def accept(mf: Any, ids: Sequence[str]) -> list[str]:
     return lines
 
 
-def reject(mf: Any, ids: Sequence[str], *, now: Callable[[], float] = time.time) -> list[str]:
+def reject(
+    mf: MemoryFile, ids: Sequence[str], *, now: Callable[[], float] = time.time
+) -> list[str]:
     """Drop the named items and remember their fingerprints (never proposed again)."""
     items = find(mf, ids)
     stamp = time.strftime("%Y-%m-%d", time.gmtime(now()))
@@ -302,7 +305,7 @@ def reject(mf: Any, ids: Sequence[str], *, now: Callable[[], float] = time.time)
     return [f"{i.id}: rejected ({i.summary})" for i in items]
 
 
-def replace(mf: Any, item: Item, proposal: Proposal) -> Item:
+def replace(mf: MemoryFile, item: Item, proposal: Proposal) -> Item:
     """The item with its content replaced by `proposal` (an edit); same id, new fingerprint."""
     new = Item(
         item.id, proposal.op, item.source, item.session, item.created, fingerprint(proposal),
@@ -320,7 +323,7 @@ def replace(mf: Any, item: Item, proposal: Proposal) -> Item:
     return new
 
 
-def _drop(mf: Any, ids: Sequence[str]) -> None:
+def _drop(mf: MemoryFile, ids: Sequence[str]) -> None:
     gone = set(ids)
     _change(
         mf,
@@ -348,7 +351,7 @@ def _key_list(value: Iterable[str] | str) -> list[str]:
 # -- applying and showing ----------------------------------------------------------------------
 
 
-def apply(mf: Any, item: Item) -> str:
+def apply(mf: MemoryFile, item: Item) -> str:
     """Write one item through the store's write path; the line says what was done."""
     if item.op == "save":
         e = item.entry
@@ -376,7 +379,7 @@ def apply(mf: Any, item: Item) -> str:
     return "; ".join(said) or "nothing to change"
 
 
-def proposed_block(entry: Mapping[str, Any], old: Any = None) -> str:
+def proposed_block(entry: Mapping[str, Any], old: Entry | None = None) -> str:
     """The AGD text of a `save` item's entry (the old entry's other attributes kept)."""
     from agd.model import FENCED, Block
     from agd.refs import format_ids
@@ -393,7 +396,7 @@ def proposed_block(entry: Mapping[str, Any], old: Any = None) -> str:
     return serialize_block(Block(entry["kind"], FENCED, entry["body"], attrs, entry["id"]))
 
 
-def describe(mf: Any, item: Item) -> str:
+def describe(mf: MemoryFile, item: Item) -> str:
     """What accepting `item` would do, as a unified diff against the current entries."""
     current = {e.id: e for e in mf.entries()} if mf.exists() else {}
     if item.op == "save":
@@ -510,7 +513,7 @@ def from_text(item: Item, text: str) -> Proposal:
 
 
 def submit_plan(
-    mf: object, plan: consolidate.Plan, settings: Settings, *, review_first: bool = True
+    mf: MemoryFile, plan: consolidate.Plan, settings: Settings, *, review_first: bool = True
 ) -> list[str]:
     """What happens to a plan that is not only shown: the one seam between a plan and the
     file. With review on for the layer (`enabled`) and `review_first`, it waits in
@@ -520,12 +523,10 @@ def submit_plan(
 
     if not plan.changes:
         return ["nothing to change"]
-    if review_first and enabled(settings, mf.layer):  # type: ignore[attr-defined]
-        doc = mf.document()  # type: ignore[attr-defined]
+    if review_first and enabled(settings, mf.layer):
+        doc = mf.document()
         shown = consolidate.diff(doc, consolidate.change_document(doc, plan, today(settings))[0])
-        got = enqueue(
-            mf, [Proposal.for_plan(plan.to_dict(), diff=shown)], source="consolidate"
-        )
+        got = enqueue(mf, [Proposal.for_plan(plan.to_dict(), diff=shown)], source="consolidate")
         said = [
             f"queued for review as {item.id}: `agd-memory review` shows it, "
             f"`agd-memory review accept {item.id}` writes it"

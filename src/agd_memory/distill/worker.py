@@ -107,7 +107,9 @@ def _pending_for(settings: Settings, memory: Path) -> list[tuple[Pending, object
     return found
 
 
-def _consolidate(settings: Settings, memory: Path, say, sleep) -> None:  # type: ignore[no-untyped-def]
+def _consolidate(
+    settings: Settings, memory: Path, say: Callable[[str], None], sleep: Callable[[float], None]
+) -> None:
     """The automatic consolidation pass over the project file, when it is due (never in a hook)."""
     from .. import store
     from . import consolidate, review
@@ -116,7 +118,14 @@ def _consolidate(settings: Settings, memory: Path, say, sleep) -> None:  # type:
     consolidate.run_scheduled(settings, mf, log=say, submit=review.submit_plan, sleep=sleep)
 
 
-def _one(settings: Settings, item: Pending, memory: Path, layers: object, say, sleep) -> None:  # type: ignore[no-untyped-def]
+def _one(
+    settings: Settings,
+    item: Pending,
+    memory: Path,
+    layers: paths.Layers,
+    say: Callable[[str], None],
+    sleep: Callable[[float], None],
+) -> None:
     say(
         f"=== session {item.session_id or '?'} cwd={item.cwd} reason={item.reason or '?'} memory={memory}"
     )
