@@ -19,7 +19,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agd import files, lock
 from agd.atomic import remove_stale_temps, write_atomic
@@ -34,6 +34,9 @@ from ..settings import Settings
 from . import rules
 from .citations import rewrite_refs
 from .entry import Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
+
+if TYPE_CHECKING:
+    from ..paths import Layer
 
 T = TypeVar("T")
 MANAGED_ATTRS = ("desc", "keys", "created", "updated", "status", "supersedes", "refs")
@@ -652,9 +655,9 @@ class MemoryFile:
         cache.write_rows(self.cache_dir, key, rows)
 
 
-def open_files(layers: Iterable[object], settings: Settings) -> list[MemoryFile]:
+def open_files(layers: Iterable[Layer], settings: Settings) -> list[MemoryFile]:
     """`MemoryFile`s for `paths.Layer`s, in order."""
-    return [MemoryFile(layer.path, layer=layer.name, settings=settings) for layer in layers]  # type: ignore[attr-defined]
+    return [MemoryFile(layer.path, layer=layer.name, settings=settings) for layer in layers]
 
 
 # -- helpers -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from agd.lines import is_identifier
+from agd.refs import parse_ids
 
 from ..errors import SaveRejected, SecretRejected
 from ..settings import Settings
@@ -196,16 +197,12 @@ def check_status(status: str | None, where: str) -> str | None:
 
 
 def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[str] | None:
-    """Ids from a list or a comma string, `#` stripped, validated; None stays None."""
+    """Ids from a list or a string in the refs grammar (`agd.refs.parse_ids`: `#`
+    stripped, commas or spaces between, repeats dropped), validated; None stays None."""
     if values is None:
         return None
-    if isinstance(values, str):
-        values = [v for v in re.split(r"[,\s]+", values) if v]
-    out: list[str] = []
-    for v in values:
-        i = str(v).strip().lstrip("#")
-        if not i:
-            continue
+    out = list(parse_ids(values if isinstance(values, str) else list(values)))
+    for i in out:
         if len(i) > MAX_ID_CHARS:
             raise SaveRejected(
                 f"save rejected: {what} of {where} names an id of {len(i):,} characters; ids "
@@ -213,11 +210,9 @@ def id_list(values: Iterable[str] | str | None, what: str, where: str) -> list[s
             )
         if not is_identifier(i):
             raise SaveRejected(
-                f"save rejected: {what} names an invalid id `{v}` for {where}; "
+                f"save rejected: {what} names an invalid id `{i}` for {where}; "
                 f"try `{suggest_id(i)}`. Nothing was written."
             )
-        if i not in out:
-            out.append(i)
     return out
 
 

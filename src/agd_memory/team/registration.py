@@ -17,6 +17,9 @@ import os
 import re
 from pathlib import Path
 
+from agd import files
+from agd.errors import UnreadableFile
+
 from .. import paths
 from ..settings import Settings
 from . import DRIVER
@@ -27,10 +30,11 @@ _DRIVER_KEY = re.compile(r"^\s*driver\s*=", re.IGNORECASE)
 
 
 def _read(path: Path) -> str | None:
+    """The text of a regular file of at most `MAX_BYTES` (`agd.files`: a FIFO is refused,
+    never waited on), else None."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES).decode("utf-8", "replace")
-    except OSError:
+        return files.read_bytes(path, MAX_BYTES).decode("utf-8", "replace")
+    except UnreadableFile:
         return None
 
 

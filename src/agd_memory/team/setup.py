@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from agd.atomic import write_atomic
 from agd.files import read_text
-from agd.lock import exclusive, locked_path
+from agd.lock import exclusive, locked_path, real_path
 
 from .. import paths
 from ..errors import MemoryFileError, UserError
@@ -72,7 +72,7 @@ def init(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> InitR
     if _add_line(root / ".gitattributes", f"{relative} merge={DRIVER}", f"merge={DRIVER}"):
         done.append(f"added `{relative} merge={DRIVER}` to {root / '.gitattributes'}")
     exclude = Path(_git(root, "rev-parse", "--git-path", "info/exclude"))
-    if _add_line(root / exclude if not exclude.is_absolute() else exclude, f"/{relative}.lock"):
+    if _add_line(root / exclude, f"/{relative}.lock"):  # `/` keeps an absolute path
         done.append(f"ignored the lock file {relative}.lock in {exclude}")
     done += register_driver(settings, root)
     return InitReport(root, team.path, tuple(done))
@@ -137,8 +137,14 @@ def _create_team_file(path: Path) -> bool:
     with exclusive(locked_path(path)):
         if path.exists():
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, SCAFFOLD)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(real_path(path), SCAFFOLD)  # a dangling link gets its target written
+        except OSError as exc:
+            raise MemoryFileError(
+                f"cannot create the team file {path}: {exc.strerror or exc}; check that "
+                "its folder is writable"
+            ) from None
     return True
 
 
