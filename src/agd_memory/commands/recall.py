@@ -5,14 +5,21 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..settings import VARIABLES, Settings
 from .args import emit_json, verb_parser
 
+if TYPE_CHECKING:
+    from ..recall.engine import RecallResult
+    from ..recall.search import Hit
+    from ..store import MemoryFile
 
-def _memory_files(settings: Settings, file_args: list[str] | None, scope: str = "all") -> list[Any]:
+
+def _memory_files(
+    settings: Settings, file_args: list[str] | None, scope: str = "all"
+) -> list[MemoryFile]:
     """`--file F` (repeatable; the first is the project layer) or the resolved layers."""
     from ..store import MemoryFile, open_files
 
@@ -29,7 +36,7 @@ def _memory_files(settings: Settings, file_args: list[str] | None, scope: str = 
     return open_files(paths.resolve(settings).select(scope), settings)
 
 
-def _readable(files: list[Any]) -> tuple[list[Any], bool]:
+def _readable(files: list[MemoryFile]) -> tuple[list[MemoryFile], bool]:
     """The files that load; a layer left out is reported on stderr (the verb exits 1)."""
     from .. import unreadable
 
@@ -53,18 +60,17 @@ def recall(argv: list[str]) -> int:
     settings = Settings.load()
     files, left_out = _readable(_memory_files(settings, args.file))
     result = engine.recall(args.prompt, files, settings)
-    text = result.render()
     if args.json:
         emit_json(recall_json(result))
-        return 1 if left_out else 0
-    if result.skipped:
+    elif result.skipped:
         print(f"nothing injected: {result.skipped}")
-        return 1 if left_out else 0
-    for s in result.chosen:
-        print(f"#{s.entry.id}  {s.entry.kind}  {s.layer}  score {s.score:.3f}")
-    print(f"injected: {len(text)} chars, ~{_tokens(len(text))} tokens\n")
-    print(text)
-    return 0
+    else:
+        text = result.render()
+        for s in result.chosen:
+            print(f"#{s.entry.id}  {s.entry.kind}  {s.layer}  score {s.score:.3f}")
+        print(f"injected: {len(text)} chars, ~{_tokens(len(text))} tokens\n")
+        print(text)
+    return 1 if left_out else 0  # a layer left out was named on stderr
 
 
 def _tokens(chars: int) -> int:
@@ -73,7 +79,7 @@ def _tokens(chars: int) -> int:
     return estimate_tokens(chars)
 
 
-def recall_json(result: Any) -> dict[str, Any]:
+def recall_json(result: RecallResult) -> dict[str, Any]:
     """The `recall --json` object (keys pinned by tests/recall/test_recall_cli.py)."""
     text = result.render()
     return {
@@ -133,19 +139,19 @@ def search(argv: list[str]) -> int:
         print(f"no blocks match {args.query!r}")
         return 1 if left_out else 0
     for h in hits:
-        desc = f"  {h.entry.desc}" if getattr(h.entry, "desc", None) else ""
+        desc = f"  {h.entry.desc}" if h.entry.desc else ""
         print(f"#{h.entry.id}  [{h.entry.kind}, {h.layer}]  {h.score:.2f}{desc}")
         print(f"    {h.excerpt}")
     return 1 if left_out else 0
 
 
-def search_json(hit: Any) -> dict[str, Any]:
+def search_json(hit: Hit) -> dict[str, Any]:
     """One `search --json` hit (keys pinned by tests/recall/test_recall_cli.py)."""
     return {
         "id": str(hit.entry.id),
         "kind": str(hit.entry.kind),
         "layer": hit.layer,
-        "desc": getattr(hit.entry, "desc", None),
+        "desc": hit.entry.desc,
         "score": round(hit.score, 4),
         "excerpt": hit.excerpt,
     }
