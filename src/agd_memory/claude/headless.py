@@ -133,7 +133,10 @@ def ask(
 
     `schema` is the answer's JSON schema, an object with one required field that holds a
     list; the Answer carries that list."""
-    (result_field,) = schema["required"]  # type: ignore[misc]
+    required = schema["required"]
+    if not isinstance(required, list) or len(required) != 1:
+        raise ValueError("the answer's schema must require exactly one field")
+    result_field = str(required[0])
     if shutil.which(settings.distill_claude) is None:
         raise DistillFailed(
             f"`{settings.distill_claude}` not found on PATH (set AGD_DISTILL_CLAUDE)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import NoReturn
 
 from agd.files import MIB, read_text
 
@@ -23,7 +24,7 @@ CONTENT_LIMIT = MIB
 class VerbParser(argparse.ArgumentParser):
     """argparse that raises `UsageError` on a bad argument instead of printing and exiting."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(self.format_usage().rstrip("\n"), f"{self.prog}: error: {message}")
 
 

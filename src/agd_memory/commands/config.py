@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from .. import settings as rules
 from ..settings import USER_CONFIG, VARIABLES, Settings, option_key
-from .args import VerbParser, verb_parser
+from .args import verb_parser
 
 
 def config(argv: list[str]) -> int:
@@ -44,7 +44,7 @@ def config(argv: list[str]) -> int:
     from ..recall.text import BUILTIN_LANGS
 
     data = rules.read_config(path)
-    parser: VerbParser = sub.choices[args.command]  # type: ignore[assignment]
+    parser = sub.choices[args.command]  # a VerbParser: subparsers take their parent's class
     try:
         if args.command in ("enable", "disable"):
             lang = args.lang.strip().lower()
