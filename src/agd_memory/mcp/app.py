@@ -17,7 +17,7 @@ import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -356,4 +356,4 @@ def _as_tool_errors(fn: _F, name: str) -> _F:
                 "agd-memory debug log (debug.log in the plugin data folder)"
             ) from None
 
-    return wrapper  # type: ignore[return-value]
+    return cast(_F, wrapper)

@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
-REQUIREMENT = "mcp>=2,<3"  # the same pin as pyproject.toml and agd_memory.mcp.server
+REQUIREMENT = "mcp>=2,<3"
+"""The SDK the server is written for; the same pin as pyproject.toml and bin/agd-memory-mcp."""
 MAJOR = "2"
 
 
@@ -80,7 +82,7 @@ def failure() -> str | None:
     return text.splitlines()[0][:500] if text else None
 
 
-def _try_lock(path: Path):  # noqa: ANN202 - an open file or None
+def _try_lock(path: Path) -> TextIO | None:
     """The install lock, taken without waiting: None when another installer holds it."""
     fh = open(path, "a+")  # noqa: SIM115 - the caller keeps it open while it installs
     try:

@@ -18,9 +18,7 @@ import contextlib
 from pathlib import Path
 
 from ..errors import UserError
-
-REQUIREMENT = "mcp>=2,<3"
-"""The SDK this server is written for; the same pin as pyproject.toml and bin/agd-memory-mcp."""
+from .sdk import REQUIREMENT
 
 
 def serve(project: Path | None = None) -> int:

@@ -10,10 +10,11 @@ what is in a result, these functions only lay it out. Standard library only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-# An Entry is `agd_memory.store.Entry`; typed as Any so this module never imports the store.
-Entry = Any
+if TYPE_CHECKING:  # for the types only: this module never imports the store at run time
+    from ..recall.search import Hit
+    from ..store import Entry
 
 
 def entry_label(entry: Entry, *, with_layer: bool = True) -> str:
@@ -33,6 +34,16 @@ def one_line(text: str | None, limit: int = 160) -> str:
     """Collapse whitespace and cut to `limit` characters with an ellipsis."""
     flat = " ".join((text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def ids_with_near(ids: Sequence[str], suggestions: dict[str, list[str]]) -> str:
+    """`#a (did you mean #b, #c?), #d`: ids not found, each with its close matches."""
+    parts = []
+    for block_id in ids:
+        near = suggestions.get(block_id)
+        hint = f" (did you mean {', '.join('#' + n for n in near)}?)" if near else ""
+        parts.append(f"#{block_id}{hint}")
+    return ", ".join(parts)
 
 
 def ids_call(tool: str, ids: Sequence[str]) -> str:
@@ -98,7 +109,7 @@ def _layer_counts(entries: Iterable[Entry]) -> str:
 # ---------------------------------------------------------------- search
 
 
-def search(query: str, hits: Sequence[Any], *, scope: str) -> str:
+def search(query: str, hits: Sequence[Hit], *, scope: str) -> str:
     """Ranked hits, best first: label, score, desc and the matching excerpt."""
     if not hits:
         return (
@@ -111,7 +122,7 @@ def search(query: str, hits: Sequence[Any], *, scope: str) -> str:
         line = f"{entry_label(entry)} score {hit.score:.2f}"
         if entry.desc:
             line += f": {one_line(entry.desc, 120)}"
-        excerpt = one_line(getattr(hit, "excerpt", ""), 160)
+        excerpt = one_line(hit.excerpt, 160)
         if excerpt and excerpt not in (entry.desc or ""):
             line += f" | {excerpt}"
         lines.append(line)
@@ -183,12 +194,5 @@ def get(
             "or get the linked ids directly."
         )
     if missing:
-        notes = []
-        for block_id in missing:
-            near = suggestions.get(block_id)
-            note = f"#{block_id}"
-            if near:
-                note += " (did you mean " + ", ".join(f"#{n}" for n in near) + "?)"
-            notes.append(note)
-        parts.append(f"Not found in scope {scope}: " + ", ".join(notes))
+        parts.append(f"Not found in scope {scope}: {ids_with_near(missing, suggestions)}")
     return "\n".join(parts)

@@ -305,13 +305,8 @@ def _link_labels(entries: Sequence[store.Entry], wanted: Sequence[str]) -> dict[
 def _not_found_message(
     missing: Sequence[str], suggestions: dict[str, list[str]], scope: str
 ) -> str:
-    parts = []
-    for block_id in missing:
-        near = suggestions.get(block_id)
-        hint = f" (did you mean {', '.join('#' + n for n in near)}?)" if near else ""
-        parts.append(f"#{block_id}{hint}")
     return (
-        f"no block {', '.join(parts)} in scope '{scope}'. List the ids with agd_memory_toc "
+        f"no block {mcp_text.ids_with_near(missing, suggestions)} in scope '{scope}'. List the ids with agd_memory_toc "
         "or find blocks by words with agd_memory_search."
     )
 
