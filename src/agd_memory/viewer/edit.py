@@ -14,7 +14,6 @@ status, an unknown id) is the answer's `error`, one line, and nothing is written
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
 
 from .. import store
 from ..distill import review
@@ -23,21 +22,27 @@ from .catalog import Catalog
 
 MAX_REQUEST = 512 * 1024
 """The largest request body read (an entry's body is at most 100,000 characters)."""
-Answer = tuple[HTTPStatus, dict[str, Any]]
+Answer = tuple[HTTPStatus, dict[str, object]]
+Request = dict[str, object]
+"""A decoded JSON request body (the server has checked it is an object)."""
 
 
-def _file(catalog: Catalog, data: dict[str, Any]) -> store.MemoryFile:
+def unknown_project(key: object) -> str:
+    return f"unknown project key {key!r}: pick one from /projects.json"
+
+
+def _file(catalog: Catalog, data: Request) -> store.MemoryFile:
     key, layer = data.get("project"), data.get("layer")
     layers = catalog.layers_for(key) if isinstance(key, str) else None
     if layers is None:
-        raise BlockNotFound(f"unknown project key {key!r}: pick one from /projects.json")
+        raise BlockNotFound(unknown_project(key))
     for name, path in layers:
         if name == layer:
             return store.MemoryFile(path, layer=name, settings=catalog.settings)
     raise BlockNotFound(f"no {layer!r} layer for this project")
 
 
-def _text(data: dict[str, Any], name: str) -> str | None:
+def _text(data: Request, name: str) -> str | None:
     value = data.get(name)
     if value is None or isinstance(value, str):
         return value
@@ -47,7 +52,7 @@ def _text(data: dict[str, Any], name: str) -> str | None:
 def pending(catalog: Catalog, key: str) -> Answer:
     layers = catalog.layers_for(key)
     if layers is None:
-        return HTTPStatus.NOT_FOUND, {"error": f"unknown project key {key!r}"}
+        return HTTPStatus.NOT_FOUND, {"error": unknown_project(key)}
     items = []
     for name, path in layers:
         mf = store.MemoryFile(path, layer=name, settings=catalog.settings)
@@ -76,7 +81,7 @@ def pending(catalog: Catalog, key: str) -> Answer:
     return HTTPStatus.OK, {"key": key, "items": items}
 
 
-def review_action(catalog: Catalog, data: dict[str, Any]) -> Answer:
+def review_action(catalog: Catalog, data: Request) -> Answer:
     mf = _file(catalog, data)
     action, qid = data.get("action"), _text(data, "id") or ""
     if action == "accept":
@@ -92,7 +97,7 @@ def review_action(catalog: Catalog, data: dict[str, Any]) -> Answer:
     return HTTPStatus.OK, {"message": "; ".join(lines)}
 
 
-def entry_action(catalog: Catalog, data: dict[str, Any]) -> Answer:
+def entry_action(catalog: Catalog, data: Request) -> Answer:
     mf = _file(catalog, data)
     block_id = _text(data, "id") or ""
     entry = mf.entry(block_id) if mf.exists() else None

@@ -18,6 +18,10 @@ import contextlib
 import socket
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 REQUEST_TIMEOUT = 5.0
 """Seconds to receive a whole request (line and headers) once the connection waits for one."""
@@ -34,7 +38,7 @@ class DeadlineReader(socket.SocketIO):
         self.sock = sock
         self.deadline: float | None = None
 
-    def readinto(self, b: memoryview | bytearray) -> int | None:  # type: ignore[override]
+    def readinto(self, b: WriteableBuffer) -> int | None:
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:

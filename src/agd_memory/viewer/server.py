@@ -266,10 +266,7 @@ class Handler(BaseHTTPRequestHandler):
             key = catalog.initial_key(catalog.projects())
         layers = catalog.layers_for(key)
         if layers is None:
-            self._json(
-                HTTPStatus.NOT_FOUND,
-                {"error": f"unknown project key {key!r}: pick one from /projects.json"},
-            )
+            self._json(HTTPStatus.NOT_FOUND, {"error": edit.unknown_project(key)})
         elif endpoint == "/version.json":
             self._json(HTTPStatus.OK, {"key": key, "version": payload.version(layers)})
         else:
