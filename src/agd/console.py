@@ -33,12 +33,18 @@ def os_message(err: OSError) -> str:
 
 def read_bytes(path: str) -> bytes:
     """FILE's bytes: a regular file only, at most `files.DEFAULT_LIMIT` (a FIFO or a device
-    is refused, never waited on); `-` is standard input."""
+    is refused, never waited on); `-` is standard input, bounded alike."""
     if path == "-":
         if sys.stdin is None:
             raise Fail("reading -: no standard input")
         buffer = getattr(sys.stdin, "buffer", None)
-        return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
+        most = files.DEFAULT_LIMIT + 1
+        raw = buffer.read(most) if buffer is not None else sys.stdin.read(most).encode("utf-8")
+        if len(raw) > files.DEFAULT_LIMIT:
+            raise Fail(
+                f"reading -: standard input is larger than {files.DEFAULT_LIMIT // files.MIB} MiB"
+            )
+        return raw
     return files.read_bytes(path)
 
 

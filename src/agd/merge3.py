@@ -204,7 +204,7 @@ def _derived_id(block_id: str, loser: Block, taken: set[str], blocks: dict[Key, 
 
 
 def _with_edge(block: Block, attr: str, target: str) -> Block:
-    ids = parse_ids(block.attrs.get(attr)) if attr in block.attrs else []
+    ids = parse_ids(block.attrs.get(attr))
     if target in ids:
         return block
     return block.copy(attrs=dict(block.attrs, **{attr: format_ids([*ids, target])}))

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agd import files
+from agd.errors import UnreadableFile
 from agd.lock import pid_alive
 
 from ..settings import Settings
@@ -129,20 +131,24 @@ def _mtime(path: Path, default: float) -> float:
 
 def _legacy_pid(path: Path) -> int | None:
     try:
-        return int((path / "pid").read_text().strip())
-    except (OSError, ValueError):
+        return int(files.read_bytes(path / "pid", 64).strip())
+    except (UnreadableFile, ValueError):
         return None
 
 
 # -- plugin registration ---------------------------------------------------------------
 
 
+_JSON_LIMIT = 1024 * 1024
+"""A plugin manifest is a few KiB; a bigger one (or a FIFO) is unreadable, not waited on."""
+
+
 def _read_json(path: Path) -> tuple[object | None, str | None]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
-    except FileNotFoundError:
-        return None, "missing"
-    except (OSError, ValueError) as exc:
+        return json.loads(files.read_text(path, _JSON_LIMIT)), None
+    except UnreadableFile as exc:
+        return None, f"unreadable ({exc.reason})" if os.path.lexists(path) else "missing"
+    except ValueError as exc:
         return None, f"unreadable ({exc})"
 
 

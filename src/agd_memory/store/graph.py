@@ -40,9 +40,9 @@ class GetResult:
         raise AttributeError(f"GetResult is immutable: cannot set {name}")
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, GetResult):
             return NotImplemented
-        return (self.entries, self.missing) == (other.entries, other.missing)  # type: ignore[attr-defined]
+        return (self.entries, self.missing) == (other.entries, other.missing)
 
     __hash__ = None  # type: ignore[assignment]  # lists inside: unhashable, as before
 

@@ -12,4 +12,3 @@
 
 DRIVER = "agd-memory"
 """The merge driver's name in `.gitattributes` (`merge=agd-memory`) and git's config."""
-
