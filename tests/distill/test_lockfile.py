@@ -111,3 +111,26 @@ def test_racing_acquirers_get_exactly_one_lock(tmp_path: Path) -> None:
     ]
     outs = [p.communicate(timeout=30)[0].strip() for p in procs]
     assert outs.count("got") == 1, outs
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_or_an_oversized_file_as_bookkeeping_reads_as_missing(tmp_path: Path) -> None:
+    """The lock owner, the keys run's state and the pending records are read bounded: a FIFO
+    (a plain read blocks until a writer comes) or a runaway file is no record, not a hang."""
+    from agd_memory.distill import autokeys, state
+
+    fifo = tmp_path / "k.lock"
+    os.mkfifo(fifo)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+        "from agd_memory.distill import autokeys, lockfile, state; p = Path(sys.argv[2]); "
+        "print(lockfile.read_owner(p), state.read_json(p), autokeys._running(p, 0.0, 60.0))"
+    )
+    src = str(Path(autokeys.__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", code, src, str(fifo)], capture_output=True, text=True, timeout=20
+    )
+    assert done.stdout.split() == ["None", "None", "False"], done.stderr
+    big = tmp_path / "big.json"
+    big.write_text('{"pid": 1, "pad": "' + "x" * state.STATE_LIMIT + '"}', encoding="utf-8")
+    assert state.read_json(big) is None and lockfile.read_owner(big) is None

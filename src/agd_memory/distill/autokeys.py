@@ -238,12 +238,12 @@ def _key(memory: Path) -> str:
 def _running(lock: Path, now: float, stale_s: float) -> bool:
     """A live worker holds `lock` and it is not stale (`lockfile.examine`'s rule, read here
     without importing lockfile)."""
-    import json
+    from .state import read_json
 
+    owner = read_json(lock) or {}
     try:
-        owner = json.loads(lock.read_text(encoding="utf-8"))
         pid, started = int(owner["pid"]), float(owner["started"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return False
     if now - started > stale_s or pid <= 0:
         return False
@@ -251,13 +251,9 @@ def _running(lock: Path, now: float, stale_s: float) -> bool:
 
 
 def _read_state(settings: Settings, memory: Path) -> dict[str, Any]:
-    import json
+    from .state import read_json
 
-    try:
-        data = json.loads(state_path(settings, memory).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json(state_path(settings, memory)) or {}
 
 
 def _write_state(settings: Settings, memory: Path, st: dict[str, Any]) -> None:

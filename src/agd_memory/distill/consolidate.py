@@ -440,11 +440,9 @@ def _state_path(settings: Settings) -> Path:
 
 
 def _read_state(settings: Settings) -> dict:
-    try:
-        data = json.loads(_state_path(settings).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    from .state import read_json
+
+    return read_json(_state_path(settings)) or {}
 
 
 def due(settings: Settings, path: Path, count: int, now: float) -> str | None:

@@ -27,7 +27,7 @@ from agd import lock
 from agd.lock import exclusive
 
 from ..settings import Settings
-from .state import distill_dir, write_atomic
+from .state import distill_dir, read_json, write_atomic
 
 
 def lock_key(memory_file: str | Path) -> str:
@@ -141,15 +141,17 @@ def release(lock: Acquired) -> bool:
 
 
 def read_owner(path: Path) -> Owner | None:
+    data = read_json(path)
+    if data is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return Owner(
             int(data["pid"]),
             float(data["started"]),
             str(data.get("token", "")),
             str(data.get("memory_file", "")),
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 

@@ -45,11 +45,15 @@ def recent_runs(settings: Settings, limit: int = 10) -> list[dict[str, object]]:
     """The last `limit` runs, oldest first (the rotated generation is read too)."""
     path = runs_path(settings)
     runs: list[dict[str, object]] = []
+    from agd.errors import UnreadableFile
+    from agd.files import read_bytes
+
     for candidate in (path.with_name(path.name + ".1"), path):
-        try:
-            lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+        try:  # bounded: `_append` rotates at RUNS_MAX_BYTES, a larger file is not ours
+            raw = read_bytes(candidate, 2 * RUNS_MAX_BYTES)
+        except UnreadableFile:
             continue
+        lines = raw.decode("utf-8", "replace").splitlines()
         for line in lines:
             try:
                 item = json.loads(line)

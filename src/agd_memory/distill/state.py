@@ -15,7 +15,6 @@ atomically; a record that does not parse is treated as absent.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -24,12 +23,17 @@ from typing import NamedTuple
 
 from ..settings import Settings
 
+STATE_LIMIT = 4 * 1024 * 1024
+"""The most one bookkeeping file may hold (a keys run's `asked` list of 10,000 ids is ~300 KB)."""
+
 
 def distill_dir(settings: Settings) -> Path:
     return settings.data_dir / "distill"
 
 
 def transcript_key(transcript: str | Path) -> str:
+    import hashlib  # here: the keys run's SessionStart check reads state without hashing
+
     path = os.path.abspath(os.path.expanduser(str(transcript)))
     return hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -62,7 +66,7 @@ def add_pending(settings: Settings, item: Pending) -> Path:
 
 
 def read_pending(settings: Settings, key: str) -> Pending | None:
-    data = _read_json(distill_dir(settings) / "pending" / f"{key}.json")
+    data = read_json(distill_dir(settings) / "pending" / f"{key}.json")
     if data is None:
         return None
     try:
@@ -108,7 +112,7 @@ class Offset(NamedTuple):
 
 
 def read_offset(settings: Settings, transcript: str | Path) -> Offset | None:
-    data = _read_json(distill_dir(settings) / "offsets" / f"{transcript_key(transcript)}.json")
+    data = read_json(distill_dir(settings) / "offsets" / f"{transcript_key(transcript)}.json")
     if data is None:
         return None
     try:
@@ -165,9 +169,15 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _read_json(path: Path) -> dict | None:
+def read_json(path: Path, limit: int = STATE_LIMIT) -> dict | None:
+    """One bookkeeping JSON object in the data folder, or None when it is missing, not a
+    regular file, larger than `limit` or not an object. Read bounded (`agd.files`), so a
+    FIFO or a runaway file there never hangs a hook or a worker."""
+    from agd.errors import UnreadableFile
+    from agd.files import read_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text(path, limit))
+    except (UnreadableFile, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
