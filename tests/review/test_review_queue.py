@@ -157,6 +157,8 @@ def test_accept_all_and_unknown_ids(env, project, capsys) -> None:
     )
     assert main(["review", "accept", "pnope"]) == 1
     assert "is not pending" in capsys.readouterr().err
+    assert main(["review", "accept", "p"]) == 1  # every item id starts with p
+    assert "matches several items" in capsys.readouterr().err
     assert main(["review", "accept"]) == 2  # neither ids nor --all
     capsys.readouterr()
     assert main(["review", "accept", "--all"]) == 0

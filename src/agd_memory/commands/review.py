@@ -115,13 +115,15 @@ def _list(files: list[store.MemoryFile], *, as_json: bool) -> int:
 
 
 def _locate(files: list[store.MemoryFile], given: str) -> tuple[store.MemoryFile, review.Item]:
-    """The one file whose queue holds the item `given`."""
+    """The one file whose queue holds the item `given` (a unique prefix will do)."""
+    key = given.strip().lstrip("#")
     found = []
     for mf in files:
         try:
             found.append((mf, review.find(mf, [given])[0]))
         except review.ReviewError:
-            continue
+            if key and any(i.id.startswith(key) for i in review.pending(mf)):
+                raise  # the prefix names several items of this file: say that, not "not pending"
     if len(found) != 1:
         what = "is pending in several layers; pass --scope" if found else "is not pending"
         raise review.ReviewError(
