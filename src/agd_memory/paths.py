@@ -198,6 +198,32 @@ def repo_root(folder: Path) -> Path | None:
     return None
 
 
+def main_worktree_root(folder: Path) -> Path | None:
+    """The root of the main worktree of the repository holding `folder`, which is what Claude
+    Code keys a project's auto-memory folder by: a subfolder and a linked worktree (whose
+    `.git` file points at `<main>/.git/worktrees/<name>`, with a `commondir` back to the main
+    `.git`) share it. A submodule (no `commondir`) is its own project. None outside a repository."""
+    root = repo_root(folder)
+    if root is None:
+        return None
+    dotgit = root / ".git"
+    try:
+        if not dotgit.is_file():
+            return root
+        with open(dotgit, encoding="utf-8", errors="replace") as fh:
+            line = fh.read(4096).strip()
+        if not line.startswith("gitdir:"):
+            return root
+        gitdir = Path(line[len("gitdir:") :].strip())
+        gitdir = gitdir if gitdir.is_absolute() else root / gitdir
+        with open(gitdir / "commondir", encoding="utf-8", errors="replace") as fh:
+            common = Path(fh.read(4096).strip())
+    except OSError:
+        return root
+    common = common if common.is_absolute() else gitdir / common
+    return Path(os.path.normpath(common)).parent
+
+
 def list_project_files(settings: Settings) -> list[Path]:
     """Every existing project memory file under `<home>/.claude/projects/*/memory/`, sorted."""
     try:
@@ -231,6 +257,9 @@ def _project_layer(
     spellings = [(real, "")]
     if logical != real:
         spellings.append((logical, " (path before resolving symlinks)"))
+    main = main_worktree_root(Path(real))
+    if main is not None and str(main) != real:  # Claude Code's folder for the repository first
+        spellings.insert(0, (str(main), f" (the repository of {real})"))
 
     existing: list[tuple[Path, str]] = []
     seen: set[str] = set()
@@ -272,10 +301,11 @@ def _project_layer(
                 folder_path / MEMORY_FILE_IN_FOLDER,
                 f"Claude Code's project folder for {source} {path}{note} (no memory yet)",
             )
+    first, note = spellings[0]
     return Layer(
         "project",
-        projects / _folder_name(projects, real) / MEMORY_FILE_IN_FOLDER,
-        f"new memory for {source} {real}, Claude Code's folder naming",
+        projects / _folder_name(projects, first) / MEMORY_FILE_IN_FOLDER,
+        f"new memory for {source} {first}{note}, Claude Code's folder naming",
     )
 
 

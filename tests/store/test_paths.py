@@ -379,3 +379,29 @@ def test_where_and_doctor_name_a_memory_path_they_cannot_look_at(
     errors = [line for line in out.splitlines() if line.startswith("error")]
     assert len(errors) == 1 and reason in errors[0] and str(bad) in errors[0], out
     assert "no project memory yet" not in out and "Traceback" not in err
+
+
+
+def test_a_subfolder_and_a_linked_worktree_share_the_repository_folder(tmp_path: Path):
+    # as Claude Code keys its auto memory (checked with the real CLI 2.1.332: a subfolder
+    # and a `git worktree add` checkout both got the main checkout's memory folder)
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (repo / "src" / "deep").mkdir(parents=True)
+    _real_git(tmp_path, "init", "-q", cwd=repo)
+    _real_git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+              "-m", "x", cwd=repo)  # fmt: skip
+    _real_git(tmp_path, "worktree", "add", "-q", str(tmp_path / "wt"), cwd=repo)
+    expected = home / ".claude/projects" / paths.claude_folder_name(str(repo)) / "memory"
+    for cwd in (repo, repo / "src" / "deep", tmp_path / "wt"):
+        assert paths.resolve(_settings(home, cwd)).project.path.parent == expected, cwd
+        assert paths.auto_memory_folder(_settings(home, cwd)) == expected, cwd
+
+
+def test_a_subfolders_own_existing_memory_is_still_used(tmp_path: Path):
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    sub = repo / "service"
+    sub.mkdir(parents=True)
+    _real_git(tmp_path, "init", "-q", cwd=repo)
+    own = _make_memory(home, paths.claude_folder_name(str(sub)))
+    layers = paths.resolve(_settings(home, sub))
+    assert layers.project.path == own and "existing memory" in layers.project.reason
