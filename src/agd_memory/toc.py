@@ -75,9 +75,13 @@ def render(
     stale = stale_of((mf.path for mf in files), settings.data_dir / "cache")
     if stale:
         head.append(f"[{STALE_NOTE}]: cites code that changed since written (`agd-memory stale`)")
+
+    def is_stale(e: Entry) -> bool:
+        return bool(stale) and (str(e.path), e.id) in stale
+
     lines: dict[int, str] = {}  # id(entry) -> its line, made once
     if len(entries) <= budget:  # every line costs a token: more entries cannot all fit
-        lines = {id(e): _line(e, bool(stale) and (str(e.path), e.id) in stale) for e in entries}
+        lines = {id(e): _line(e, is_stale(e)) for e in entries}
         text = _assemble(head, entries, set(lines), lines)
         if count(text) <= budget:
             return text
@@ -89,7 +93,7 @@ def render(
     misses = 0
     for e in sorted(entries, key=_priority):
         if id(e) not in lines:
-            lines[id(e)] = _line(e, bool(stale) and (str(e.path), e.id) in stale)
+            lines[id(e)] = _line(e, is_stale(e))
         line = lines[id(e)]
         cost = count(line + "\n")
         group = (e.layer, e.kind)

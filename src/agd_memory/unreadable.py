@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from .errors import MemoryFileError
 
+if TYPE_CHECKING:
+    from .recall.engine import MemorySource
 
-class _Layered(Protocol):
-    layer: str
-    path: object
-
-    def entries(self) -> object: ...
-
-
-F = TypeVar("F", bound=_Layered)
+F = TypeVar("F", bound="MemorySource")
 
 
 class Unreadable(NamedTuple):
