@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 
 from agd.atomic import write_atomic
+from agd.errors import UnreadableFile
+from agd.files import read_bytes
 
 from ..settings import Settings
 
@@ -34,7 +36,9 @@ def _version(memory_path: str | os.PathLike[str]) -> str | None:
     return f"{st.st_size} {st.st_mtime_ns} {st.st_ino}"
 
 
-def remember(settings: Settings, memory_path: str | os.PathLike[str], version: str | None = None) -> None:
+def remember(
+    settings: Settings, memory_path: str | os.PathLike[str], version: str | None = None
+) -> None:
     """Record that the user was told about this version of the broken file."""
     version = version or _version(memory_path)
     if version is None:
@@ -52,10 +56,9 @@ def first_time(settings: Settings, memory_path: str | os.PathLike[str]) -> bool:
     version = _version(memory_path)
     if version is None:
         return False
-    try:
-        with open(_marker(settings, memory_path), "rb") as f:
-            told = f.read(200).decode("ascii", "replace").strip()
-    except OSError:
+    try:  # a regular file only: a FIFO there must not hang the prompt hook
+        told = read_bytes(_marker(settings, memory_path), 200).decode("ascii", "replace").strip()
+    except UnreadableFile:
         told = ""
     if told == version:
         return False
