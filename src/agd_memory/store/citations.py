@@ -26,8 +26,8 @@ def rewrite_refs(block: Block, old: str, new: str) -> Block:
             new_attrs[key] = format_ids(new if i == old else i for i in ids)
     value = block.value
     ctype = block.content_type
-    if ctype == FENCED and value and f"#{old}" in value:  # type: ignore[operator]
-        value = _swap_citations(value, old, new)  # type: ignore[arg-type]
+    if ctype == FENCED and isinstance(value, str) and f"#{old}" in value:
+        value = _swap_citations(value, old, new)
     elif ctype == INLINE and value:
         value = [_swap_node(n, old, new) for n in value]  # type: ignore[union-attr]
     elif ctype == ITEMS and value:
