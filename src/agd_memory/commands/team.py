@@ -46,7 +46,7 @@ def team(argv: list[str]) -> int:
     from ..team.markers import resolve
 
     layer = paths.resolve(settings, cwd=args.cwd).select("team")[0]
-    resolved = resolve(layer.path)
+    resolved = resolve(layer.path, settings)
     if args.json:
         emit_json(
             {"path": str(resolved.path), "regions": resolved.regions, "notes": list(resolved.notes)}
