@@ -23,7 +23,7 @@ from typing import TextIO
 
 REQUIREMENT = "mcp>=2,<3"
 """The SDK the server is written for; the same pin as pyproject.toml and bin/agd-memory-mcp."""
-MAJOR = "2"
+MAX_MARKER_CHARS = 4096
 
 
 def launcher() -> Path:
@@ -64,11 +64,17 @@ def system_file() -> Path:
     return data_dir() / "venv-not-needed"
 
 
+def _read_small(path: Path) -> str:
+    """The start of one of our marker files (bounded: the data folder is not ours alone)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read(MAX_MARKER_CHARS)
+
+
 def is_ready(venv: Path | None = None) -> bool:
     venv = venv or venv_dir()
     try:
-        marker = _ready_file(venv).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        marker = _read_small(_ready_file(venv)).strip()
+    except OSError:
         return False
     return marker == REQUIREMENT and venv_python(venv).exists()
 
@@ -76,7 +82,7 @@ def is_ready(venv: Path | None = None) -> bool:
 def failure() -> str | None:
     """The last install's one-line failure, or None."""
     try:
-        text = failed_file().read_text(encoding="utf-8", errors="replace").strip()
+        text = _read_small(failed_file()).strip()
     except OSError:
         return None
     return text.splitlines()[0][:500] if text else None
@@ -211,7 +217,7 @@ def session_notice() -> str | None:
     if is_ready():
         return None
     try:  # the launcher found the SDK in the interpreter it runs with: no venv needed
-        if Path(system_file().read_text(encoding="utf-8").strip()).exists():
+        if Path(_read_small(system_file()).strip()).exists():
             return None
     except OSError:
         pass
