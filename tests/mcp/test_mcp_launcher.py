@@ -228,3 +228,18 @@ def test_session_start_tells_the_user_about_the_install_and_its_failure(memory):
         message
         == "agd-memory: the memory tools are unavailable: could not install the MCP SDK in X: no network"
     )
+
+
+def test_an_empty_no_venv_record_does_not_stop_the_install(tmp_path, monkeypatch):
+    # A truncated venv-not-needed names no interpreter; Path("") is the current folder,
+    # which exists, so it used to read as "the SDK is there" and no install ever started.
+    from agd_memory.mcp import sdk
+
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path))
+    sdk.system_file().write_text("\n", encoding="utf-8")
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    started = []
+    monkeypatch.setattr(sdk, "start_install", lambda: started.append(True) or True)
+    notice = sdk.session_notice()
+    assert started == [True]
+    assert notice is not None and "installing the MCP SDK" in notice

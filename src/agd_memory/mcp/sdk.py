@@ -217,10 +217,11 @@ def session_notice() -> str | None:
     if is_ready():
         return None
     try:  # the launcher found the SDK in the interpreter it runs with: no venv needed
-        if Path(_read_small(system_file()).strip()).exists():
-            return None
+        recorded = _read_small(system_file()).strip()
     except OSError:
-        pass
+        recorded = ""
+    if recorded and Path(recorded).exists():  # an empty record names no interpreter
+        return None
     if importlib.util.find_spec("mcp") is not None:  # a dev install has its own
         return None
     previous = failure()
