@@ -24,7 +24,6 @@ import pytest
 from hypothesis import settings
 
 
-
 def _isolate_home() -> None:
     """The whole run gets a home of its own: no test reads or writes the developer's
     `~/.claude` or `~/.local/share` (a config file left there once moved every eval number).

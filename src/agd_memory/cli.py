@@ -22,11 +22,11 @@ from . import __version__
 VERBS: dict[str, tuple[str, str]] = {
     "save": ("agd_memory.commands.store:save", "save or update a block"),
     "get": ("agd_memory.commands.store:get", "print blocks by id, with refs and backlinks"),
-    "toc": ("agd_memory.commands.store:toc", "the table of contents of both layers"),
+    "toc": ("agd_memory.commands.store:toc", "the table of contents of every layer"),
     "delete": ("agd_memory.commands.store:delete", "remove a block and list who still cites it"),
     "rename": ("agd_memory.commands.store:rename", "rename a block and rewrite every reference"),
     "where": ("agd_memory.commands.store:where", "print the resolved memory files and why"),
-    "search": ("agd_memory.commands.recall:search", "ranked search over both layers"),
+    "search": ("agd_memory.commands.recall:search", "ranked search over every layer"),
     "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
     "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
     "config": ("agd_memory.commands.config:config", "show or change recall settings"),

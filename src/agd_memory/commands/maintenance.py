@@ -102,7 +102,7 @@ def doctor(argv: Sequence[str]) -> int:
 
     p = verb_parser(
         "doctor",
-        "Check the memory files of both layers and the plugin's installation.\n"
+        "Check the memory files of every layer and the plugin's installation.\n"
         "Exit status: 0 when healthy, 1 when something needs action.",
         "agd-memory doctor --cwd ~/src/app",
     )

@@ -138,7 +138,7 @@ def save(argv: list[str]) -> int:
 def get(argv: list[str]) -> int:
     p = _parser(
         "get",
-        "Print blocks by id from both layers, optionally with the blocks they cite and cite them.",
+        "Print blocks by id from every layer, optionally with the blocks they cite and cite them.",
         "agd-memory get db-choice --follow-refs --with-backlinks",
     )
     p.add_argument("ids", nargs="+", metavar="ID")
@@ -182,7 +182,7 @@ FILTERS = ("kind", "status", "since")
 def toc(argv: list[str]) -> int:
     p = _parser(
         "toc",
-        "The table of contents of both layers (what a session starts with), or a filtered list.",
+        "The table of contents of every layer (what a session starts with), or a filtered list.",
         "agd-memory toc --kind project --status open",
     )
     p.add_argument("--kind", help="only this kind (x-project or project)")
