@@ -4,6 +4,7 @@ or a lot, symbols renamed; the verdict cache follows the code; nothing is change
 from __future__ import annotations
 
 import json
+import os
 
 from agd_memory import cli, store
 from agd_memory.hygiene import staleness, usage, verdicts
@@ -189,3 +190,21 @@ def test_a_check_out_of_time_leaves_the_unread_files_for_the_next_one(env, repo)
     assert stale_of(env, repo) == {
         "renderer": ["render_invoice(): no longer in src/billing/pdf.py"]
     }
+
+
+def test_a_fifo_at_the_usage_log_neither_blocks_nor_fails_recall(tmp_path):
+    import threading
+
+    from agd_memory.hygiene import usage
+
+    data = tmp_path / "data"
+    data.mkdir()
+    os.mkfifo(usage.log_path(data))
+    done = threading.Event()
+
+    def record() -> None:
+        usage.record(data, tmp_path / "memory.agd", ["a", "b"])
+        done.set()
+
+    threading.Thread(target=record, daemon=True).start()
+    assert done.wait(10), "recording a use blocked on a FIFO"

@@ -41,7 +41,10 @@ def record(data_dir: Path, memory: Path, ids: Iterable[str], now: float | None =
     path = log_path(data_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # O_NONBLOCK: a FIFO planted at the path fails (ENXIO) instead of blocking the hook
+        fd = os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
+        )
         try:
             os.write(fd, line.encode("utf-8", "surrogatepass"))
             size = os.fstat(fd).st_size
