@@ -56,7 +56,13 @@ def log(message: str) -> None:
                 os.replace(path, path.with_suffix(".log.1"))
         except FileNotFoundError:
             pass
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(line)
+        # O_NONBLOCK: a FIFO at the path fails (ENXIO) instead of blocking the hook
+        fd = os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
+        )
+        try:
+            os.write(fd, line.encode("utf-8", "backslashreplace"))
+        finally:
+            os.close(fd)
     except Exception:
         pass
