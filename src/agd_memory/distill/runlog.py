@@ -73,7 +73,10 @@ def _append(path: Path, text: str, max_bytes: int) -> None:
         except FileNotFoundError:
             pass
         # One write on an O_APPEND descriptor: concurrent workers never interleave inside a line.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # O_NONBLOCK: a FIFO at the path fails (ENXIO) instead of blocking the worker
+        fd = os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
+        )
         try:
             os.write(fd, text.encode("utf-8", "replace"))
         finally:
