@@ -68,3 +68,28 @@ def os_reason(err: OSError) -> str:
 
 def _size(limit: int) -> str:
     return f"{limit // MIB} MiB" if limit >= MIB else f"{limit:,} bytes"
+
+
+def append(path: str | os.PathLike[str], data: bytes, *, rotate_over: int | None = None) -> int:
+    """Append `data` to the log file at `path` in one write; the file's size after it.
+
+    One `write` on an `O_APPEND` descriptor, so concurrent writers never interleave inside
+    one call. The file is created private (0600: logs can quote prompts), its folder too,
+    and it is opened without blocking, so a FIFO planted at the path is an `OSError`
+    (ENXIO), never a hang. With `rotate_over`, a file that would grow past that many bytes
+    is first moved to `<path>.1`. Raises `OSError`; a logger decides whether to care.
+    """
+    name = os.fspath(path)
+    os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+    if rotate_over is not None:
+        try:
+            if os.stat(name).st_size + len(data) > rotate_over:
+                os.replace(name, name + ".1")
+        except FileNotFoundError:
+            pass
+    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
+    try:
+        os.write(fd, data)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)

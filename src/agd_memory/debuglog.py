@@ -49,20 +49,8 @@ def log(message: str) -> None:
         with contextlib.suppress(Exception):
             sys.stderr.write(f"[agd-memory] {message}\n")
     try:
-        path = _log_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if path.stat().st_size > MAX_BYTES:
-                os.replace(path, path.with_suffix(".log.1"))
-        except FileNotFoundError:
-            pass
-        # O_NONBLOCK: a FIFO at the path fails (ENXIO) instead of blocking the hook
-        fd = os.open(
-            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
-        )
-        try:
-            os.write(fd, line.encode("utf-8", "backslashreplace"))
-        finally:
-            os.close(fd)
+        from agd.files import append
+
+        append(_log_path(), line.encode("utf-8", "backslashreplace"), rotate_over=MAX_BYTES)
     except Exception:
         pass

@@ -8,10 +8,13 @@ distillation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from pathlib import Path
+
+from agd.files import append
 
 from ..settings import Settings
 from .state import distill_dir
@@ -65,21 +68,5 @@ def recent_runs(settings: Settings, limit: int = 10) -> list[dict[str, object]]:
 
 
 def _append(path: Path, text: str, max_bytes: int) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if path.stat().st_size + len(text) > max_bytes:
-                os.replace(path, path.with_name(path.name + ".1"))
-        except FileNotFoundError:
-            pass
-        # One write on an O_APPEND descriptor: concurrent workers never interleave inside a line.
-        # O_NONBLOCK: a FIFO at the path fails (ENXIO) instead of blocking the worker
-        fd = os.open(
-            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
-        )
-        try:
-            os.write(fd, text.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # concurrent workers never interleave inside a line
+        append(path, text.encode("utf-8", "replace"), rotate_over=max_bytes)

@@ -11,14 +11,15 @@ look a little less used. `last_used` reads at most `MAX_BYTES` plus one compacti
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from agd.files import append
 
 from .. import debuglog
 
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
     from ..store.entry import Entry
 
@@ -40,17 +41,7 @@ def record(data_dir: Path, memory: Path, ids: Iterable[str], now: float | None =
     line = f"{stamp}\t{memory}\t{' '.join(ids)}\n"
     path = log_path(data_dir)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # O_NONBLOCK: a FIFO planted at the path fails (ENXIO) instead of blocking the hook
-        fd = os.open(
-            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600
-        )
-        try:
-            os.write(fd, line.encode("utf-8", "surrogatepass"))
-            size = os.fstat(fd).st_size
-        finally:
-            os.close(fd)
-        if size > MAX_BYTES:
+        if append(path, line.encode("utf-8", "surrogatepass")) > MAX_BYTES:
             compact(data_dir)
     except OSError as exc:
         debuglog.log(f"usage log {path}: {exc}")
