@@ -313,6 +313,21 @@ def test_every_verb_has_help_with_an_example(capsys, verb):
     assert "Example" in out
 
 
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_agd_verb_rejects_a_bogus_flag_with_its_own_usage(verb, capsys, tmp_path) -> None:
+    good = tmp_path / "good.agd"
+    good.write_text("@p hi\n")
+    args = {"convert": ["convert", "to-md", str(good)], "edit": ["edit", str(good), "--op", "{}"]}
+    argv = args.get(
+        verb,
+        [verb, str(good), "x"] if verb in ("get", "search", "backlinks") else [verb, str(good)],
+    )
+    assert main([*argv, "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0].startswith(f"usage: agd {verb} "), err
+    assert err.splitlines()[-1] == f"agd {verb}: error: unrecognized arguments: --bogus"
+
+
 def test_bench_prints_six_lines(capsys, doc):
     code, out, _ = run(capsys, "bench", doc)
     lines = out.splitlines()
