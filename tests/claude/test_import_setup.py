@@ -256,6 +256,7 @@ def test_imported_entries_get_search_keys_in_the_background(
     import time
 
     monkeypatch.delenv("AGD_DISTILL_DISABLED")
+    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "600")  # the suite turns keys runs off
     folder = auto_folder(project)
     fake_claude.script(fake_claude.keys_answer(["testing-conventions", "db-setup"]))
     assert main(["import", "claude-memory", "--apply"]) == 0
@@ -269,7 +270,7 @@ def test_imported_entries_get_search_keys_in_the_background(
     deadline = time.monotonic() + 60  # a poll for the detached run, not a timing assertion
     while time.monotonic() < deadline and not all(keys().values()):
         time.sleep(0.2)
-    log = env.data / "import-keys.log"
+    log = env.data / "debug.log"
     assert keys() == {
         "testing-conventions": "testing-conventions term, shared word",
         "db-setup": "db-setup term, shared word",

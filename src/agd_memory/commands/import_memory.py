@@ -3,15 +3,12 @@
 Dry run by default: one line per topic file, `+` added, `=` already in the memory (a second
 run shows only these), `!` not imported and why. `--apply` writes every addition in one
 locked write (the old file kept as `memory.agd.bak`); the auto-memory files are only read.
-The imported entries have no search keys: a detached `agd-memory keys --apply` gives them
-keys, as the distiller does for older entries after a session.
+The imported entries have no search keys: the detached keys run that follows any save
+without keys (`distill.autokeys`) gives them keys.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -78,45 +75,23 @@ def import_memory(argv: Sequence[str]) -> int:
     kept = f"; the old file is {backup}" if backup else ""
     print(f"imported {len(done.add)} entries into {target.path}{kept}; {folder} is unchanged")
     if done.add:
-        print(keys_in_background(settings, target.path))
+        print(keys_in_background(target))
     return 0
 
 
-def keys_in_background(settings: Settings, memory: Path) -> str:
-    """Start `agd-memory keys --apply FILE` detached (its output in a log); say what happened."""
-    if settings.distill_disabled or settings.distill_keys_per_session <= 0:
+def keys_in_background(mf: MemoryFile) -> str:
+    """Give the imported entries search keys as any entry saved without them gets them
+    (`distill.autokeys`: one detached, locked, debounced keys run); say what happened."""
+    from ..distill import autokeys
+
+    why = autokeys.off(mf.settings)
+    if why is not None:
         return (
-            "search keys: not started (the distiller is off); run `agd-memory keys --apply` "
+            f"search keys: not started ({why}); run `agd-memory keys --apply {mf.path}` "
             "to give the imported entries keys"
         )
-    log = settings.data_dir / "import-keys.log"
-    argv = [sys.executable, "-m", "agd_memory.cli", "keys", "--apply", str(memory)]
-    try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        # `sh` starts it in the background and exits: no child of ours is left running
-        subprocess.run(  # noqa: S603 - our own interpreter and module
-            [
-                "/bin/sh",
-                "-c",
-                'log=$1; shift; "$@" >>"$log" 2>&1 </dev/null &',
-                "sh",
-                str(log),
-                *argv,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            start_new_session=True,
-            check=False,
-            env={**os.environ, "PYTHONPATH": _source_root()},
-        )
-    except OSError as exc:
-        return f"search keys: could not start `agd-memory keys --apply` ({exc}); run it yourself"
-    return f"search keys: `agd-memory keys --apply` runs in the background (log: {log})"
-
-
-def _source_root() -> str:
-    here = str(Path(__file__).resolve().parents[2])
-    extra = os.environ.get("PYTHONPATH", "")
-    return here + (os.pathsep + extra if extra else "")
+    autokeys.request(mf, "entries imported without keys")
+    return (
+        "search keys: `agd-memory keys --apply` runs in the background for them "
+        "(`agd-memory distill --status` shows it)"
+    )
