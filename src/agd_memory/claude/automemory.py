@@ -35,8 +35,10 @@ from agd.lines import is_identifier
 from agd.model import FENCED, Block, Document
 from agd.refs import format_ids
 
-from ..store.memoryfile import MemoryFile
-from ..store.memoryfile import _insert_in_section as insert_in_section  # the save path's rule
+from ..store.memoryfile import (
+    MemoryFile,
+    insert_in_section,  # the save path's rule
+)
 
 INDEX = "MEMORY.md"
 MAX_FACT_BYTES = 256 * 1024
@@ -358,8 +360,6 @@ def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | 
     """Add the facts the memory does not hold yet, in one write through the store's write path
     (a `.bak` of the old text kept); the plan is made again inside the lock, so a second run,
     or one racing another writer, adds nothing twice. Returns (the plan applied, the `.bak`)."""
-    from agd.parser import parse
-    from agd.splice import splice
 
     from ..store import rules
 
@@ -389,14 +389,4 @@ def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | 
             insert_in_section(doc, fact.kind, block)
         return plan
 
-    def compute(raw: str) -> tuple[str | None, ImportPlan]:
-        source = raw if raw.strip() else rules.SCAFFOLD
-        old = parse(source)
-        doc = Document(list(old.blocks))
-        plan = change(doc)
-        return (splice(source, old, doc) if plan.add else None), plan
-
-    if mf.exists():
-        return mf.rewrite(compute, backup=True)
-    # A new memory: nothing to back up; the store's transaction starts it from its scaffold.
-    return mf._transaction(change, str(mf.path)), None  # noqa: SLF001
+    return mf.edit_document(change, str(mf.path), backup=True)

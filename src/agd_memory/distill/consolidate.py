@@ -419,17 +419,15 @@ def diff(before: Document, after: Document) -> str:
 
 
 def apply(mf: MemoryFile, plan: Plan, today: str) -> tuple[list[str], Path | None]:
-    """Write the plan into `mf` in one locked atomic rewrite with a
-    `.bak`, on the file as it is now; returns the lines of `change_document` and the backup."""
-    from agd.parser import parse
-    from agd.splice import splice
+    """Write the plan into `mf` in one locked atomic write with a `.bak`, on the file as it
+    is now; returns the lines of `change_document` and the backup."""
 
-    def compute(raw: str) -> tuple[str | None, list[str]]:
-        old = parse(raw)
-        new, said = change_document(old, plan, today)
-        return (splice(raw, old, new) if new.blocks != old.blocks else None), said
+    def change(doc: Document) -> list[str]:
+        new, said = change_document(doc, plan, today)
+        doc.blocks[:] = new.blocks
+        return said
 
-    return mf.rewrite(compute, backup=True)
+    return mf.edit_document(change, str(mf.path), create=False, backup=True)
 
 
 # -- running by itself --------------------------------------------------------------------

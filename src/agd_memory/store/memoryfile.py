@@ -397,7 +397,7 @@ class MemoryFile:
                 doc.blocks[old_pos] = block
                 action = "updated"
             else:
-                _insert_in_section(doc, kind, block)
+                insert_in_section(doc, kind, block)
                 action = "added"
             message = f"{action} #{block_id} ({kind}) in {self.path.name}"
             if marked:
@@ -409,7 +409,7 @@ class MemoryFile:
                 block_id, kind, self.path, action, tuple(marked), tuple(kept_refs), ignored, message
             )
 
-        return self._transaction(change, where)
+        return self.edit_document(change, where)[0]
 
     def set_keys(
         self,
@@ -444,7 +444,7 @@ class MemoryFile:
                 done.append(b.id)
             return tuple(done)
 
-        return self._transaction(change, str(self.path), create=False)
+        return self.edit_document(change, str(self.path), create=False)[0]
 
     def delete(self, id: str) -> DeleteResult:
         """Remove the block `id`; the result lists the blocks that still cite it."""
@@ -467,7 +467,7 @@ class MemoryFile:
                 message += "; still cited by " + ", ".join(f"#{i}" for i in cited_by)
             return DeleteResult(block_id, block.kind, self.path, cited_by, message)
 
-        return self._transaction(change, f"#{block_id} in {self.path}", create=False)
+        return self.edit_document(change, f"#{block_id} in {self.path}", create=False)[0]
 
     def rename(self, old: str, new: str) -> RenameResult:
         """Give block `old` the id `new` and rewrite every refs, supersedes, `@ref` and
@@ -506,7 +506,7 @@ class MemoryFile:
                 message += "; rewrote references in " + ", ".join(f"#{i}" for i in rewritten)
             return RenameResult(old_id, new_id, self.path, tuple(rewritten), message)
 
-        return self._transaction(change, f"#{old_id} in {self.path}", create=False)
+        return self.edit_document(change, f"#{old_id} in {self.path}", create=False)[0]
 
     def rewrite(
         self,
@@ -541,14 +541,20 @@ class MemoryFile:
 
         return self._locked(step, backup=backup)
 
-    def _transaction(
+    def edit_document(
         self,
         change: Callable[[Document], T],
         where: str,
         *,
         create: bool = True,
-    ) -> T:
-        """`change` a private copy of the file's Document and write back what changed."""
+        backup: bool = False,
+    ) -> tuple[T, Path | None]:
+        """`change(doc)` edits a private copy of the file's Document in place (replacing
+        blocks, never mutating them) and returns a result; what changed is spliced back over
+        the file's text (other bytes kept) under the write path's lock. A missing or empty
+        file starts from the scaffold when `create`, else is `BlockNotFound`. With `backup`
+        the old text is kept in `memory.agd.bak` (bulk changes: import, consolidation).
+        Returns (the result, the `.bak` written or None). `where` names the change in errors."""
         from agd.parser import parse
         from agd.splice import splice
 
@@ -581,7 +587,7 @@ class MemoryFile:
                 )
             return text, check, result
 
-        return self._locked(step, backup=False)[0]
+        return self._locked(step, backup=backup)
 
     def _locked(
         self,
@@ -670,7 +676,7 @@ def _require_memory_block(block: Block, path: Path, verb: str) -> None:
         )
 
 
-def _insert_in_section(doc: Document, kind: str, block: Block) -> None:
+def insert_in_section(doc: Document, kind: str, block: Block) -> None:
     """Right after the `h-<kind>` heading (newest first, as the earlier plugin did); a kind
     without a section gets a new `@h2` at the end of the file."""
     section = rules.section_id(kind)
