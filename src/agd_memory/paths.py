@@ -198,30 +198,48 @@ def repo_root(folder: Path) -> Path | None:
     return None
 
 
+def git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(the checkout's git folder, the repository's common git folder) for the checkout at
+    `root`: both `root/.git` in a plain clone; a linked worktree's `.git` is a file
+    `gitdir: <path>` whose folder has a `commondir` naming the common one (a submodule's has
+    none: its own folder is both). None when `.git` is neither a folder nor such a file."""
+    dot_git = root / ".git"
+    try:
+        if dot_git.is_dir():
+            return dot_git, dot_git
+        line = _small_text(dot_git).strip()
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = Path(os.path.normpath(root / line[len("gitdir:") :].strip()))
+        try:
+            common = Path(_small_text(gitdir / "commondir").strip())
+        except OSError:
+            return gitdir, gitdir
+        return gitdir, Path(os.path.normpath(gitdir / common))
+    except OSError:
+        return None
+
+
+def _small_text(path: Path) -> str:
+    """A git pointer file (`.git`, `commondir`): bounded, FIFO-safe; OSError when unreadable."""
+    from agd.errors import UnreadableFile
+    from agd.files import read_bytes
+
+    try:
+        return read_bytes(path, 4096).decode("utf-8", "replace")
+    except UnreadableFile as exc:
+        raise OSError(exc.reason) from None
+
+
 def main_worktree_root(folder: Path) -> Path | None:
     """The root of the main worktree of the repository holding `folder`, which is what Claude
-    Code keys a project's auto-memory folder by: a subfolder and a linked worktree (whose
-    `.git` file points at `<main>/.git/worktrees/<name>`, with a `commondir` back to the main
-    `.git`) share it. A submodule (no `commondir`) is its own project. None outside a repository."""
+    Code keys a project's auto-memory folder by: a subfolder and a linked worktree share it;
+    a submodule is its own project. None outside a repository."""
     root = repo_root(folder)
-    if root is None:
-        return None
-    dotgit = root / ".git"
-    try:
-        if not dotgit.is_file():
-            return root
-        with open(dotgit, encoding="utf-8", errors="replace") as fh:
-            line = fh.read(4096).strip()
-        if not line.startswith("gitdir:"):
-            return root
-        gitdir = Path(line[len("gitdir:") :].strip())
-        gitdir = gitdir if gitdir.is_absolute() else root / gitdir
-        with open(gitdir / "commondir", encoding="utf-8", errors="replace") as fh:
-            common = Path(fh.read(4096).strip())
-    except OSError:
+    dirs = git_dirs(root) if root is not None else None
+    if dirs is None or dirs[0] == dirs[1]:
         return root
-    common = common if common.is_absolute() else gitdir / common
-    return Path(os.path.normpath(common)).parent
+    return dirs[1].parent
 
 
 def list_project_files(settings: Settings) -> list[Path]:
@@ -420,24 +438,12 @@ def git_remote_keys(folder: Path) -> list[str]:
 
 
 def _git_config_file(folder: Path) -> Path | None:
-    for d in (folder, *folder.parents):
-        dot_git = d / ".git"
-        if dot_git.is_dir():
-            git_dir = dot_git
-        elif dot_git.is_file():
-            # A worktree or submodule: `.git` is a file `gitdir: <path>`.
-            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-            if not text.startswith("gitdir:"):
-                return None
-            git_dir = (d / text[len("gitdir:") :].strip()).resolve()
-        else:
-            continue
-        common = git_dir / "commondir"
-        if common.is_file():
-            git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
-        config = git_dir / "config"
-        return config if config.is_file() else None
-    return None
+    root = repo_root(folder)
+    dirs = git_dirs(root) if root is not None else None
+    if dirs is None:
+        return None
+    config = dirs[1] / "config"
+    return config if config.is_file() else None
 
 
 def _origin_url(text: str) -> str | None:

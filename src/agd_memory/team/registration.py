@@ -47,19 +47,10 @@ def wants_driver(root: Path) -> bool:
 
 
 def config_file(root: Path) -> Path:
-    """The clone's own git config: `.git/config`, or the common folder's for a linked
-    worktree (`.git` is then a file naming the worktree's folder)."""
-    dot_git = root / ".git"
-    if dot_git.is_dir():
-        return dot_git / "config"
-    text = _read(dot_git) or ""
-    gitdir = Path(text.partition("gitdir:")[2].strip() or dot_git)
-    if not gitdir.is_absolute():
-        gitdir = root / gitdir
-    common = (_read(gitdir / "commondir") or "").strip()
-    if common:
-        gitdir = Path(common) if os.path.isabs(common) else gitdir / common
-    return gitdir / "config"
+    """The clone's own git config: in the repository's common git folder (`paths.git_dirs`),
+    which a linked worktree shares."""
+    dirs = paths.git_dirs(root)
+    return (dirs[1] if dirs else root / ".git") / "config"
 
 
 def registered_in_config(root: Path) -> bool:
