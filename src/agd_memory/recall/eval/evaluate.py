@@ -3,8 +3,9 @@
 A cases file is `{"cases": [{corpus, lang, prompt, expect, tags?}]}` (the format of
 `tests/data/recall-dev/cases.json`, a superset of the reference's). `corpus` names a
 project memory file by its path relative to the cases file; `global.agd` beside the
-corpus, when present, is loaded as the global layer. A negative (`expect: null`, `corpus: "*"`) runs against
-every project corpus the positives use. Every run goes through `engine.recall` (a variant of
+corpus, when present, is loaded as the global layer. A negative with `corpus: "*"` (off topic)
+runs against every project corpus the positives use; a negative naming a corpus (in project: a
+task prompt on that project that no entry answers) runs against that corpus only. Every run goes through `engine.recall` (a variant of
 `features` through `variants.recall`), gates included, so a prompt the hook refuses retrieves nothing.
 
 Metrics per prompt-language bucket: hit@1 (expected id injected first), recall@3
@@ -54,6 +55,8 @@ class CaseResult:
     injected: list[str]
     tokens: int
     skipped: str | None
+    in_project: bool = False
+    """A negative written for this corpus (a task prompt on the project), not an off-topic one."""
 
     @property
     def hit1(self) -> bool:
@@ -96,14 +99,20 @@ class Report:
             out["tags"][tag] = _positive_stats(rs)
         out["positives"] = _positive_stats(self.positives)
         neg = self.negatives
-        false = sum(r.false_injection for r in neg)
-        out["negatives"] = {
-            "runs": len(neg),
-            "false_injections": false,
-            "false_injection_rate": false / len(neg) if neg else 0.0,
-            "tokens_total": sum(r.tokens for r in neg),
-        }
+        out["negatives"] = _negative_stats(neg)
+        out["negatives_off_topic"] = _negative_stats([r for r in neg if not r.in_project])
+        out["negatives_in_project"] = _negative_stats([r for r in neg if r.in_project])
         return out
+
+
+def _negative_stats(neg: Sequence[CaseResult]) -> dict[str, Any]:
+    false = sum(r.false_injection for r in neg)
+    return {
+        "runs": len(neg),
+        "false_injections": false,
+        "false_injection_rate": false / len(neg) if neg else 0.0,
+        "tokens_total": sum(r.tokens for r in neg),
+    }
 
 
 def _positive_stats(rs: Sequence[CaseResult]) -> dict[str, Any]:
@@ -163,14 +172,15 @@ def run(
     report = Report()
     for case in cases:
         expect = case.get("expect")
-        targets = names if expect is None else [case["corpus"]]
+        in_project = expect is None and case.get("corpus", "*") != "*"
+        targets = names if expect is None and not in_project else [case["corpus"]]
         for name in targets:
             layers = files[name]
             if feats == feature_set.DEFAULT:  # what the hook runs
                 result = engine.recall(case["prompt"], layers, settings)
             else:
                 result = variants.recall(case["prompt"], layers, settings, feats)
-            report.results.append(_case_result(case, name, result))
+            report.results.append(_case_result(case, name, result, in_project))
     return report
 
 
@@ -179,6 +189,10 @@ def corpus_files(
 ) -> dict[str, list[MemoryFile]]:
     """Corpus name -> its layer files (project, then the `global.agd` beside it)."""
     names = sorted({c["corpus"] for c in cases if c.get("expect") is not None})
+    stray = {c.get("corpus") for c in cases if c.get("expect") is None} - {"*", *names}
+    if stray:
+        # a negative is run only against the memories the positives use
+        raise UserError(f"{cases_path}: negatives name corpora no positive uses: {sorted(stray)}")
     if override is not None and not Path(override).is_dir():
         # a missing keyed folder would silently measure the memories without keys
         raise UserError(f"{override}: no such folder of rewritten memories")
@@ -259,7 +273,9 @@ def plain_bm25(
     return [i for _, i in scored[:k]]
 
 
-def _case_result(case: Mapping[str, Any], corpus: str, result: RecallResult) -> CaseResult:
+def _case_result(
+    case: Mapping[str, Any], corpus: str, result: RecallResult, in_project: bool = False
+) -> CaseResult:
     injected = [str(s.entry.id) for s in result.chosen]
     chars = result.injected_chars
     return CaseResult(
@@ -271,6 +287,7 @@ def _case_result(case: Mapping[str, Any], corpus: str, result: RecallResult) -> 
         injected=injected,
         tokens=policy.estimate_tokens(chars) if chars else 0,
         skipped=result.skipped,
+        in_project=in_project,
     )
 
 
@@ -294,6 +311,13 @@ def format_report(report: Report, *, verbose: bool = False) -> str:
         f"{NEGATIVE:10} {n['runs']:>5}  false injections {_pct(n['false_injections'], n['runs'])}"
         f", {n['tokens_total']} tokens"
     )
+    for label, key in (("off topic", "negatives_off_topic"), ("in project", "negatives_in_project")):
+        part = s[key]
+        if part["runs"] and part["runs"] != n["runs"]:
+            lines.append(
+                f"{label:10} {part['runs']:>5}  false injections"
+                f" {_pct(part['false_injections'], part['runs'])}"
+            )
     if s["tags"]:
         lines.append("")
         lines.append(
