@@ -107,3 +107,25 @@ def test_eval_rejects_unknown_variables_and_features(capsys, env: Path) -> None:
     assert rc == 1 and "AGD_NOPE" in err
     rc, _, err = run(capsys, "eval", str(cases), "--features", "nope")
     assert rc == 1 and "unknown recall feature" in err
+
+
+def test_eval_needs_cases_or_all(capsys, env: Path) -> None:
+    rc, _, err = run(capsys, "eval")
+    assert rc == 1 and "--all" in err and err.count("\n") == 1
+
+
+def test_eval_all_compares_every_set_with_the_earlier_algorithm(capsys, env: Path) -> None:
+    from agd_memory.recall.eval import sets
+
+    rc, out, _ = run(capsys, "eval", "--all", "--json")
+    assert rc == 0
+    rows = json.loads(out)
+    assert [r["set"] for r in rows] == [s.name for s in sets.SETS]
+    for r in rows:
+        for side in ("ours", "baseline"):
+            x = r[side]
+            assert 0 <= x["recall3"] <= x["positives"] and x["hit1"] <= x["recall3"]
+            assert x["off_topic"][1] > 0
+    assert any(r["ours"]["in_project"][1] >= 50 for r in rows)  # the real-use sets
+    rc, out, _ = run(capsys, "eval", "--all")
+    assert rc == 0 and out.count("| ours |") == len(rows) == out.count("| baseline |")

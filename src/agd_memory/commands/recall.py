@@ -184,7 +184,12 @@ def evaluate(argv: list[str]) -> int:
     p = verb_parser(
         "eval", evaluate.__doc__, "agd-memory eval tests/data/recall-dev/cases.json --verbose"
     )
-    p.add_argument("cases", help="cases JSON; corpora and global.agd sit beside it")
+    p.add_argument("cases", nargs="?", help="cases JSON; corpora and global.agd sit beside it")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every evaluation set of this checkout, our recall against the earlier plugin's",
+    )
     p.add_argument("--no-fuzzy", action="store_true", help="cognates off (AGD_RECALL_NO_FUZZY)")
     p.add_argument("--fuzzy-anchor-min", type=int, metavar="N", help="cognates needed to anchor")
     p.add_argument(
@@ -208,6 +213,18 @@ def evaluate(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--verbose", action="store_true", help="list misses and false injections")
     args = p.parse_args(argv)
+    if args.all:
+        from ..recall.eval import sets
+
+        if args.cases or args.features != "default" or args.corpora:
+            raise UserError(
+                "eval --all runs every set as shipped; drop CASES, --features, --corpora"
+            )
+        rows = sets.compare(lambda extra: eval_settings(list(args.set) + extra))
+        print(json.dumps(rows, indent=2) if args.json else sets.markdown(rows))
+        return 0
+    if not args.cases:
+        raise UserError("eval: pass a cases JSON file, or --all for every set of this checkout")
     overrides = list(args.set)
     if args.no_fuzzy:
         overrides.append("AGD_RECALL_NO_FUZZY=1")

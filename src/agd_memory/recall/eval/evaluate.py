@@ -311,7 +311,10 @@ def format_report(report: Report, *, verbose: bool = False) -> str:
         f"{NEGATIVE:10} {n['runs']:>5}  false injections {_pct(n['false_injections'], n['runs'])}"
         f", {n['tokens_total']} tokens"
     )
-    for label, key in (("off topic", "negatives_off_topic"), ("in project", "negatives_in_project")):
+    for label, key in (
+        ("off topic", "negatives_off_topic"),
+        ("in project", "negatives_in_project"),
+    ):
         part = s[key]
         if part["runs"] and part["runs"] != n["runs"]:
             lines.append(

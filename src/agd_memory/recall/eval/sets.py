@@ -1,0 +1,124 @@
+"""Every evaluation set of the repository, and ours against the earlier plugin's algorithm
+on each of them: `agd-memory eval --all` and `benchmarks/recall.py` print this table.
+
+The baseline is the earlier plugin's plain recall (agd-memory-plugin §5.4: keyword
+overlap with IDF, the anchor rule, the ratio and absolute floors; `features.REFERENCE`)
+with the languages its own evaluation used (`AGD_RECALL_LANGS=en,it`). The sets live in
+the repository's `tests/` folder, so this runs from a checkout, not from an installed
+package.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...errors import UserError
+from . import evaluate
+from .features import DEFAULT, REFERENCE
+
+
+class EvalSet(namedtuple("EvalSet", "name cases corpora tuned")):
+    """`cases`: the cases file, relative to the repository root; `corpora`: a folder of the
+    same memories rewritten (with keys), or None; `tuned`: recall was tuned on it, so its
+    numbers are optimistic (the others are held out)."""
+
+    __slots__ = ()
+
+
+SETS = (
+    EvalSet("dev", "tests/data/recall-dev/cases.json", None, True),
+    EvalSet("dev, keyed", "tests/data/recall-dev/cases.json", "tests/data/recall-dev-keyed", True),
+    EvalSet("held-out", "tests/eval/holdout-cases.json", None, False),
+    EvalSet(
+        "held-out, keyed", "tests/eval/holdout-cases.json", "tests/data/recall-dev-keyed", False
+    ),
+    EvalSet("fresh", "tests/eval/fresh/cases.json", None, False),
+    EvalSet("fresh, keyed", "tests/eval/fresh/cases.json", "tests/eval/fresh-keyed", False),
+    EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
+    EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
+)
+
+BASELINE_SETTINGS = ("AGD_RECALL_LANGS=en,it",)
+"""The earlier plugin measured its recall with both of its stopword lists on."""
+
+ROOT = Path(__file__).resolve().parents[4]
+"""The checkout holding `tests/` (src/agd_memory/recall/eval/ is four levels down)."""
+
+
+def row(summary: dict[str, Any]) -> dict[str, Any]:
+    """The numbers of one set and one algorithm, from `Report.summary()`."""
+    pos = summary["positives"]
+    return {
+        "positives": pos["cases"],
+        "hit1": pos["hit1"],
+        "recall3": pos["recall3"],
+        "tokens_median": pos["tokens_median"],
+        "off_topic": (
+            summary["negatives_off_topic"]["false_injections"],
+            summary["negatives_off_topic"]["runs"],
+        ),
+        "in_project": (
+            summary["negatives_in_project"]["false_injections"],
+            summary["negatives_in_project"]["runs"],
+        ),
+    }
+
+
+def compare(
+    settings_for: Callable[[list[str]], Any], root: Path = ROOT, sets: tuple = SETS
+) -> list[dict[str, Any]]:
+    """Each set run with our recall and with the baseline: one dict per set, holding the
+    set's name, whether it was tuned on, and `ours` and `baseline` rows (`row`)."""
+    out = []
+    for s in sets:
+        cases = root / s.cases
+        if not cases.is_file():
+            raise UserError(
+                f"{cases}: evaluation set not found; run `agd-memory eval --all` from a checkout"
+                " of agd-memory (the sets live in its tests/ folder)"
+            )
+        corpora = root / s.corpora if s.corpora else None
+        ours = evaluate.run(cases, settings_for([]), features=DEFAULT, override=corpora)
+        base = evaluate.run(
+            cases, settings_for(list(BASELINE_SETTINGS)), features=REFERENCE, override=corpora
+        )
+        out.append(
+            {
+                "set": s.name,
+                "tuned": s.tuned,
+                "ours": row(ours.summary()),
+                "baseline": row(base.summary()),
+            }
+        )
+    return out
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "–"
+
+
+def _fi(pair: tuple[int, int]) -> str:
+    part, whole = pair
+    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "–"
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The comparison as the Markdown table of benchmarks/README.md."""
+    lines = [
+        "| set | recall | hit@1 | recall@3 | false inj. off-topic | false inj. in-project"
+        " | median tokens |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        name = r["set"] + (" (tuned on)" if r["tuned"] else "")
+        for label in ("ours", "baseline"):
+            x = r[label]
+            n = x["positives"]
+            lines.append(
+                f"| {name} | {label} | {_pct(x['hit1'], n)} | {_pct(x['recall3'], n)}"
+                f" | {_fi(x['off_topic'])} | {_fi(x['in_project'])} | {x['tokens_median']:g} |"
+            )
+    return "\n".join(lines)
