@@ -87,6 +87,37 @@ def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
 
     task = "add a reminder column to appointments and backfill the existing SMS reminders"
     assert first(task) == "fb-safe-migrations"
-    assert first(task, DEFAULT - {"task-feedback"}) == "sms-reminders"
+    assert first(task, DEFAULT - {"task-feedback", "task-facts"}) == "sms-reminders"
     # a question about the same words is about the fact, not the rule
     assert first("when are the SMS reminders for appointments sent?") == "sms-reminders"
+
+
+FACTS = [
+    entry(
+        "progress-output",
+        desc="progress output: one status line on a terminal, plain lines when piped",
+        body="The CLI redraws one status line (files, bytes, rate) with a carriage return when"
+        " stdout is a terminal, and prints a plain line per 1,000 files when piped.",
+    ),
+    entry(
+        "scan-speed",
+        desc="scan speed: parallel walk, unchanged files skipped by size and mtime",
+        body="Files whose size and mtime match the catalog are not hashed again.",
+    ),
+    *FILLER,
+]
+
+
+def test_a_request_for_work_gets_a_fact_only_when_it_names_it(make_settings) -> None:
+    """task-facts: a task shares a word or two with many of the project's facts ("rename
+    the rate variable in the status line code"); a fact goes in only when it accounts for
+    half the task."""
+    settings = make_settings()
+    task = "rename the rate variable in the status line code"
+    assert ids(task, FACTS, settings) == []
+    assert ids(task, FACTS, settings, DEFAULT - {"task-facts"}) != []
+    named = "make the progress status line on the terminal show the upload rate"
+    assert ids(named, FACTS, settings)[:1] == ["progress-output"]
+    # a question with the same words is not a task: the share rule alone judges it
+    question = "why does the progress output print plain lines when piped?"
+    assert ids(question, FACTS, settings)[:1] == ["progress-output"]

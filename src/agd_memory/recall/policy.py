@@ -229,6 +229,19 @@ def asks_for_work(prompt: str) -> bool:
     return first is not None and first.group() in TASK_VERBS
 
 
+CLAUSE_BREAK = re.compile(
+    r"[.?!;:]+(?:\s|$)|\s[\u2014\u2013-]\s|,\s*(?:(?:and|but|or|e|ma|o|oppure|y|pero|et|mais|und|aber|oder|mas|ou)\s)?"
+)
+"""parts: where a prompt's clauses meet: sentence ends, colons and semicolons, dashes
+between spaces, commas (with the conjunction after one, in the six languages)."""
+
+
+def clauses(prompt: str) -> list[str]:
+    """The clauses of a prompt (`we debugged the timezone bug - what was the error, which
+    function, what was the fix?` has four)."""
+    return [c for c in CLAUSE_BREAK.split(prompt) if c.strip()]
+
+
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
 """where-reference: the prompt asks where something is (en, it, es, fr, de, pt).
 A reference entry says where to look: a link, a folder, a manual."""

@@ -172,7 +172,7 @@ def read_user_file(path: str | Path) -> str | None:
 
 @lru_cache(maxsize=64)
 def builtin_stopwords(
-    lang: str, *, request_verbs: bool = False, verbs: bool = False
+    lang: str, *, request_verbs: bool = False, verbs: bool = False, frame: bool = False
 ) -> frozenset[str]:
     """The built-in list of one language (empty for an unknown one, as in the reference)."""
     if lang not in BUILTIN_LANGS:
@@ -182,6 +182,8 @@ def builtin_stopwords(
         words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
     if verbs:  # every form of the common verbs, where there is a list (`verbs-<lang>.txt`)
         words |= read_word_file(STOPWORDS_DIR / f"verbs-{lang}.txt")
+    if frame:  # function words and a question's frame words, where there is a list
+        words |= read_word_file(STOPWORDS_DIR / f"frame-{lang}.txt")
     return words
 
 
@@ -192,11 +194,12 @@ def stopwords(
     request_verbs: bool = False,
     folded: bool = False,
     verbs: bool = False,
+    frame: bool = False,
 ) -> frozenset[str]:
     """The union of the languages' lists and the extra file's words (accent-folded on request)."""
     words: set[str] = set()
     for lang in langs:
-        words |= builtin_stopwords(lang, request_verbs=request_verbs, verbs=verbs)
+        words |= builtin_stopwords(lang, request_verbs=request_verbs, verbs=verbs, frame=frame)
     if extra_file:
         words |= read_word_file(Path(extra_file))
     if folded:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .. import engine
+from .. import engine, policy
 from ..engine import Front, MemorySource, RecallResult
 from ..scoring import score_all, score_all_bm25
 from . import features as feature_set
@@ -53,10 +53,13 @@ def recall(
     if "inherit" in feats and matches:
         matches = engine.inherit_superseded(matches, index, built, bm25=bm25)
     if "coverage" in feats and matches:
+        parts = engine.prompt_parts(prompt, front, index) if "parts" in feats else []
         matches = engine.covering(
             matches,
             index,
             words,
+            parts=parts,
+            task="task-facts" in feats and policy.asks_for_work(prompt),
             multi="coverage-multi" in feats,
             body_only="body-coverage" in feats,
             evidence="evidence" in feats,
@@ -67,4 +70,3 @@ def recall(
     return engine.ranked_within_budget(
         matches, settings, words, exact_budget="exact-budget" in feats
     )
-
