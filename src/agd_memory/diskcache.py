@@ -152,6 +152,237 @@ def write(cache_dir: Path | None, kind: str, name: object, key: object, payload:
             tmp.unlink()
 
 
+# -- tables: a cache read piece by piece, each piece verified as it is read ----------
+#
+# A recall index at 10,000 blocks is ~10 MB; reading and checking all of it on every
+# prompt is the hook's cost growing with the memory. A table file is the same one key
+# and one rule, but its header (the caller's small header and a directory) is verified
+# on open, and every other piece when it is read: a map entry (an open-addressing hash
+# table of string keys) or an array item, each a `marshal` blob with its CRC-32 held in
+# a slot that has a CRC-32 of its own. A prompt reads the slots and blobs of its words
+# and of the blocks it scores: reads proportional to the prompt, not to the memory.
+
+TABLE_MAGIC = b"AGDTABL\x01"
+_SLOT = struct.Struct("<IQIII")
+"""A map slot: key hash, blob offset (0: an empty slot), blob length, blob CRC-32, and the
+CRC-32 of those four fields."""
+_ITEM = struct.Struct("<QIII")
+"""An array item: blob offset, blob length, blob CRC-32, and the CRC-32 of those three."""
+
+
+class Corrupt(Exception):
+    """A piece of a table file did not verify: the caller drops the table (`drop`) and
+    rebuilds it."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+
+    def drop(self) -> None:
+        """Remove the table file, so that the next read rebuilds it."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+
+def _key_hash(key: str) -> int:
+    return zlib.crc32(key.encode("utf-8", "surrogatepass"))
+
+
+class Table:
+    """An open table file (`read_table`): `header`, `get(map, key)`, `item(array, i)`,
+    `items(map)`. A piece that does not verify raises Corrupt."""
+
+    __slots__ = ("header", "path", "_view", "_size", "_maps", "_arrays")
+
+    def __init__(self, path: Path, view: mmap.mmap, size: int, header: object, directory: tuple):
+        self.header = header
+        self.path = path
+        self._view = view
+        self._size = size
+        self._maps, self._arrays = directory
+
+    def _blob(self, offset: int, length: int, crc: int) -> object:
+        if offset + length > self._size:
+            raise Corrupt(self.path, "a piece lies past the end of the file")
+        with memoryview(self._view) as data:
+            blob = data[offset : offset + length]
+            try:
+                if zlib.crc32(blob) != crc:
+                    raise Corrupt(self.path, "a piece does not match its checksum")
+                return marshal.loads(blob)
+            except (ValueError, EOFError, TypeError) as exc:
+                raise Corrupt(self.path, f"a piece does not decode: {exc}") from None
+            finally:
+                blob.release()
+
+    def _slot(self, fields: struct.Struct, at: int) -> tuple:
+        if at + fields.size > self._size:
+            raise Corrupt(self.path, "a slot lies past the end of the file")
+        raw = self._view[at : at + fields.size]
+        values = fields.unpack(raw)
+        if zlib.crc32(raw[:-4]) != values[-1]:
+            raise Corrupt(self.path, "a slot does not match its checksum")
+        return values
+
+    def get(self, name: str, key: str) -> object | None:
+        """The value stored under `key` in the map `name`, or None when it has none."""
+        start, count = self._maps[name]
+        h = _key_hash(key)
+        i = h % count
+        for _ in range(count):
+            slot_hash, offset, length, crc, _ = self._slot(_SLOT, start + i * _SLOT.size)
+            if offset == 0:
+                return None
+            if slot_hash == h:
+                stored_key, value = self._blob(offset, length, crc)  # type: ignore[misc]
+                if stored_key == key:
+                    return value
+            i = (i + 1) % count
+        return None
+
+    def items(self, name: str):
+        """Every (key, value) of the map `name` (reads the whole map: tests, tools)."""
+        start, count = self._maps[name]
+        for i in range(count):
+            _, offset, length, crc, _ = self._slot(_SLOT, start + i * _SLOT.size)
+            if offset:
+                yield self._blob(offset, length, crc)
+
+    def item(self, name: str, i: int) -> object:
+        """Item `i` of the array `name`."""
+        start, count = self._arrays[name]
+        if not 0 <= i < count:
+            raise IndexError(i)
+        offset, length, crc, _ = self._slot(_ITEM, start + i * _ITEM.size)
+        return self._blob(offset, length, crc)
+
+    def count(self, name: str) -> int:
+        return self._arrays[name][1]
+
+
+def read_table(cache_dir: Path | None, kind: str, name: object, key: object) -> Table | None:
+    """The table stored for `key`, open and its header verified, or None: missing, stale,
+    foreign, corrupt or too big (as `read`)."""
+    if cache_dir is None:
+        return None
+    path = cache_path(cache_dir, kind, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        start = len(TABLE_MAGIC) + _HEAD.size
+        if not stat.S_ISREG(st.st_mode) or size > MAX_BYTES or size < start:
+            return None
+        view = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    try:
+        if view[: len(TABLE_MAGIC)] != TABLE_MAGIC:
+            raise ValueError("not a table")
+        klen, hlen, crc = _HEAD.unpack_from(view, len(TABLE_MAGIC))
+        if start + klen + hlen > size:
+            raise ValueError("header past the end")
+        head = view[start : start + klen + hlen]
+        if zlib.crc32(head) != crc or marshal.loads(head[:klen]) != _full_key(key):
+            raise ValueError("stale or corrupt header")
+        header, directory = marshal.loads(head[klen:])
+        return Table(path, view, size, header, directory)
+    except (ValueError, EOFError, TypeError):
+        view.close()
+        return None
+
+
+def write_table(
+    cache_dir: Path | None,
+    kind: str,
+    name: object,
+    key: object,
+    header: object,
+    maps: dict[str, dict[str, object]],
+    arrays: dict[str, list[object]],
+) -> None:
+    """Store a table for `key`: the small `header`, each map of `maps` (string keys) and
+    each array of `arrays`. Best effort, atomic, as `write`."""
+    if cache_dir is None:
+        return
+    target = cache_path(cache_dir, kind, name)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        blobs: list[bytes] = []
+        at = [0]  # offsets are made absolute once the header's length is known
+
+        def add(value: object) -> tuple[int, int, int]:
+            data = marshal.dumps(value)
+            blobs.append(data)
+            offset = at[0]
+            at[0] += len(data)
+            return offset, len(data), zlib.crc32(data)
+
+        map_slots: dict[str, list[tuple[int, int, int, int]]] = {}
+        for map_name, table in maps.items():
+            count = 2
+            while count < 2 * len(table):
+                count *= 2
+            slots: list = [None] * count
+            for k, value in table.items():
+                h = _key_hash(k)
+                i = h % count
+                while slots[i] is not None:
+                    i = (i + 1) % count
+                slots[i] = (h, *add((k, value)))
+            map_slots[map_name] = slots
+        array_items = {n: [add(v) for v in values] for n, values in arrays.items()}
+        # layout: magic, head, key, header, slot and item regions, blobs
+        head_key = marshal.dumps(_full_key(key))
+
+        def layout(header_len: int) -> tuple[int, dict, dict]:
+            pos = len(TABLE_MAGIC) + _HEAD.size + len(head_key) + header_len
+            maps_dir, arrays_dir = {}, {}
+            for n, s in map_slots.items():
+                maps_dir[n] = (pos, len(s))
+                pos += len(s) * _SLOT.size
+            for n, items in array_items.items():
+                arrays_dir[n] = (pos, len(items))
+                pos += len(items) * _ITEM.size
+            return pos, maps_dir, arrays_dir
+
+        # the header holds absolute offsets, which depend on its own length: fixed point
+        header_len = 0
+        while True:
+            base, maps_dir, arrays_dir = layout(header_len)
+            head_data = marshal.dumps((header, (maps_dir, arrays_dir)))
+            if len(head_data) == header_len:
+                break
+            header_len = len(head_data)
+        out = [TABLE_MAGIC, b"", head_key, head_data]
+        for s in map_slots.values():
+            for slot in s:
+                fields = (0, 0, 0, 0) if slot is None else (slot[0], base + slot[1], *slot[2:])
+                raw = _SLOT.pack(*fields, 0)[:-4]
+                out.append(raw + struct.pack("<I", zlib.crc32(raw)))
+        for items in array_items.values():
+            for offset, length, crc in items:
+                raw = _ITEM.pack(base + offset, length, crc, 0)[:-4]
+                out.append(raw + struct.pack("<I", zlib.crc32(raw)))
+        out.extend(blobs)
+        out[1] = _HEAD.pack(
+            len(head_key), len(head_data), zlib.crc32(head_data, zlib.crc32(head_key))
+        )
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.writelines(out)
+        os.replace(tmp, target)
+    except (OSError, ValueError) as exc:
+        debuglog.log(f"cache: could not write {target}: {exc}")
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 # -- the store's entry rows: one file per memory file, memoised in process ------------
 
 

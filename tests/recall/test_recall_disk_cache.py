@@ -3,6 +3,9 @@
 Whatever happens to the files in the cache folder (flipped bytes, a truncation, random
 mutations, a length field claiming gigabytes), `toc`, recall and search answer exactly
 as a cold read of the memory file does, and the damaged file is replaced by a good one.
+Recall's index is a table read piece by piece (`diskcache.read_table`): a damaged piece
+is replaced as soon as a prompt reads it; damage in a piece no prompt read changes no
+answer and is found when one does.
 """
 
 from __future__ import annotations
@@ -75,10 +78,31 @@ def _check(warm, damage) -> None:
         bad = damage(good)
         target.write_bytes(bad)
         assert _answers(path, s) == cold, f"{target.name} damaged was believed"
-        # a damaged file was discarded and rebuilt: the next process reads a good one
-        if bad != good:
+        # a damaged file was discarded and rebuilt: the next process reads a good one (a
+        # table only when the damage was in a piece these prompts read)
+        if bad != good and not _is_table(good):
             assert target.read_bytes() != bad
         target.write_bytes(good)
+
+
+def _is_table(data: bytes) -> bool:
+    return data.startswith(diskcache.TABLE_MAGIC)
+
+
+def test_a_damaged_piece_of_the_recall_index_is_replaced_when_read(warm) -> None:
+    """Every piece of the table a prompt reads is verified: damage in one (here each
+    byte of the blob region in turn, a few hundred bytes apart) is never believed, and
+    when recall read it, the table is rebuilt before the answer."""
+    path, s, cold, files = warm
+    target, good = next((t, g) for t, g in files.items() if _is_table(g))
+    rebuilt = 0
+    for at in range(len(good) // 2, len(good), 97):
+        bad = bytearray(good)
+        bad[at] ^= 0x20
+        target.write_bytes(bytes(bad))
+        assert _answers(path, s) == cold
+        rebuilt += target.read_bytes() != bytes(bad)
+    assert rebuilt > 0
 
 
 @pytest.mark.parametrize("where", [0, 9, 20, 30, 0.5, -1])

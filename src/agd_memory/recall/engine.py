@@ -162,6 +162,15 @@ def prompt_words(prompt: str, analyzer: Analyzer, settings: Settings) -> list[st
     """Content words of the prompt, in order, duplicates kept (the min-words gate counts
     them): the analyzer's tokens minus the stopwords of the prompt's languages."""
     words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
+    stop = prompt_stopwords(words, analyzer, settings)
+    return [analyzer.normalize(w) for w in words if w not in stop]
+
+
+def prompt_stopwords(
+    words: Sequence[str], analyzer: Analyzer, settings: Settings
+) -> frozenset[str]:
+    """The stopwords for a prompt of these tokenizer `words`: those of the configured
+    languages, else of the languages it is written in (all-langs), else English."""
     langs: tuple[str, ...]
     if settings.recall_langs is not None:  # configured, even empty
         langs = tuple(settings.recall_langs)
@@ -169,7 +178,7 @@ def prompt_words(prompt: str, analyzer: Analyzer, settings: Settings) -> list[st
         langs = prompt_langs(words, BUILTIN_LANGS, folded=analyzer.uses("tokens"))
     else:
         langs = DEFAULT_LANGS
-    stop = stopwords(
+    return stopwords(
         langs,
         settings.recall_stopwords_file,
         request_verbs=analyzer.uses("request-verbs"),
@@ -177,7 +186,6 @@ def prompt_words(prompt: str, analyzer: Analyzer, settings: Settings) -> list[st
         verbs=analyzer.uses("verb-forms"),
         frame=analyzer.uses("frame-words"),
     )
-    return [analyzer.normalize(w) for w in words if w not in stop]
 
 
 def prompt_langs(words: Sequence[str], langs: Sequence[str], *, folded: bool) -> tuple[str, ...]:
@@ -274,7 +282,7 @@ def _part(mf: MemorySource, settings: Settings, analyzer: Analyzer) -> Part | No
         part = _PARTS.get(key)
         if part is not None:
             return part
-        part = Part.from_payload(diskcache.read(_cache_dir(settings), "recall", name, key))
+        part = Part.load(_cache_dir(settings), name, key)
         if part is not None:
             _PARTS[key] = part
             return part
@@ -288,7 +296,7 @@ def _part(mf: MemorySource, settings: Settings, analyzer: Analyzer) -> Part | No
         if len(_PARTS) > 32:
             _PARTS.clear()
         _PARTS[key] = part
-        diskcache.write(_cache_dir(settings), "recall", name, key, part.payload())
+        part.save(_cache_dir(settings), name, key)
     return part
 
 
@@ -298,7 +306,7 @@ def build_index(
     """The index over the files' blocks; each file's analysis is cached in process and on
     disk, keyed by the file's identity and the analyzer."""
     parts = [p for mf in files if (p := _part(mf, settings, analyzer)) is not None]
-    parts = [p for p in parts if p.records]
+    parts = [p for p in parts if p.size]
     if not parts:
         return None
     return Index(analyzer=analyzer, parts=parts)
@@ -326,7 +334,7 @@ class Front:
     """What recall and ranked search share: the files that count, their analyzer, the
     query's content words and (built on first use) the index over the files' blocks."""
 
-    __slots__ = ("files", "settings", "analyzer", "words", "_index", "_built")
+    __slots__ = ("files", "settings", "analyzer", "stop", "words", "_index", "_built")
 
     def __init__(
         self,
@@ -338,7 +346,10 @@ class Front:
         self.files = select_files(files, settings)
         self.settings = settings
         self.analyzer = analyzer_for(self.files, settings, features)
-        self.words = prompt_words(query, self.analyzer, settings)
+        tokens = self.analyzer.tokenizer(query, max(int(settings.recall_min_word_len), 1))
+        self.stop = prompt_stopwords(tokens, self.analyzer, settings)
+        """The stopwords of the query's languages (its clauses use the same, `words_of`)."""
+        self.words = [self.analyzer.normalize(w) for w in tokens if w not in self.stop]
         self._index: Index | None = None
         self._built = False
 
@@ -349,10 +360,15 @@ class Front:
             self._built = True
         return self._index
 
+    def words_of(self, text: str) -> list[str]:
+        """The content words of a part of the query, with the query's stopwords."""
+        tokens = self.analyzer.tokenizer(text, max(int(self.settings.recall_min_word_len), 1))
+        return [self.analyzer.normalize(w) for w in tokens if w not in self.stop]
+
     def names_a_block(self) -> bool:
         """short-gate: one of the words is a whole id or desc word of some block."""
         index = self.index
-        return index is not None and not index.anchor_vocabulary().isdisjoint(self.words)
+        return index is not None and index.names_an_anchor(self.words)
 
     def concepts(self, index: Index, words: list[str]) -> list[str]:
         """concept-keys: a word no block has takes its concept by cognate key (unless
@@ -414,6 +430,23 @@ def gate(prompt: str, front: Front, gates: policy.Gates, *, short_gate: bool = T
 
 def recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> RecallResult:
     """What auto-recall injects for `prompt` from `files` (project layer first)."""
+    return rebuilding_on_corruption(_recall, prompt, files, settings)
+
+
+def rebuilding_on_corruption(run, *args):
+    """`run(*args)`; when a piece of a cached index does not verify, the index file is
+    removed, forgotten in this process and rebuilt from the memory file, and `run` runs
+    again (a corrupt cache is never believed, and never silences recall)."""
+    try:
+        return run(*args)
+    except diskcache.Corrupt as exc:
+        debuglog.log(f"recall: {exc}; rebuilding the index")
+        exc.drop()
+        _PARTS.clear()
+        return run(*args)
+
+
+def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> RecallResult:
     prompt = prompt or ""
     front = Front(prompt, files, settings)
     reason = gate(prompt, front, gates_of(settings))
@@ -434,12 +467,11 @@ def recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> Re
 def prompt_parts(prompt: str, front: Front, index: Index) -> list[frozenset[str]]:
     """parts: the content words of each clause of a prompt that has several (`what was
     the error, which function, what was the fix?`), each clause with at least
-    PART_MIN_WORDS of them; empty for a prompt of one clause."""
+    PART_MIN_WORDS of them; empty for a prompt of one clause. A clause has the stopwords
+    of the whole prompt's languages (too short to tell its own)."""
     parts = []
     for clause in policy.clauses(prompt):
-        words = frozenset(
-            front.concepts(index, prompt_words(clause, front.analyzer, front.settings))
-        )
+        words = frozenset(front.concepts(index, front.words_of(clause)))
         if len(words) >= PART_MIN_WORDS:
             parts.append(words)
     return parts if len(parts) > 1 else []
@@ -585,7 +617,7 @@ def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
             continue
         joint: dict[str, int] = {}
         for p, off in zip(index.parts, index.offsets, strict=True):
-            for i in p.posting(p.postings, w):
+            for i in p.posting(w):
                 for v in index.doc(off + i).vocabulary():
                     joint[v] = joint.get(v, 0) + 1
         scored = []

@@ -14,7 +14,6 @@ writing it never fails recall.
 from __future__ import annotations
 
 import heapq
-import marshal
 import math
 import os
 from array import array
@@ -23,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from .. import diskcache
 from .analyzer import Analyzer
 
 TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
@@ -49,6 +49,12 @@ def code_stamp() -> tuple:
 
 MAX_CANDIDATES = 200
 """Most blocks scored in full per prompt (see `Index.candidates`)."""
+POSTINGS_READ = 1000
+"""Most blocks a prompt word (or cognate key) proposes as candidates: its postings are kept
+in order of impact (id, desc and keys before the body, then more occurrences, then newer),
+and only their head is stored on disk and read. A word in more blocks than this is common
+enough that the blocks it reaches beyond its best thousand cannot make the top three on
+its account, and the prompt's cost stops growing with the memory (issue 26)."""
 _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
@@ -57,8 +63,6 @@ _NONE: frozenset[str] = frozenset()
 #  (`store.entry`, without layer and path), keys as token tuples)
 # The entry row rebuilds the entry for rendering without reading the memory file.
 Record = tuple
-Postings = list[int] | array | bytes
-"""A token's blocks: a list while building, bytes in the disk cache, an array once read."""
 
 
 def is_superseded(entry: Entry) -> bool:
@@ -118,39 +122,42 @@ def analyse(entry: Entry, analyzer: Analyzer) -> Record:
 
 
 class Part:
-    """The analysed blocks of one memory file, with its postings and document frequencies.
+    """The analysed blocks of one memory file: its records, the postings and document
+    frequency of each word, the blocks and words of each cognate key.
 
-    Loaded from disk, records and postings stay encoded (`marshal` bytes, `array`
-    bytes) and are decoded one by one when a prompt touches them: a prompt reads a
-    few postings and a few dozen blocks, not the whole file.
+    Built from entries, everything is in memory. Loaded from the disk cache (`load`),
+    the part reads through a `diskcache.Table`: a word's postings, a cognate key's
+    blocks and a block's record are read and verified when a prompt first asks for
+    them, so a prompt reads what its words reach, not the whole file.
     """
+
+    __slots__ = (
+        "size", "n", "body_sum", "desc_sum", "origin", "_terms", "_keys", "_records",
+        "_successors", "_table", "_entries",
+    )  # fmt: skip
 
     def __init__(
         self,
-        records: list[Record | bytes],
-        postings: dict[str, Postings],
-        key_postings: dict[str, Postings],
-        df: dict[str, int],
-        n: int,
-        stats: tuple,
-        entries: list[Entry] | None,
+        header: tuple,
+        *,
+        terms: dict[str, tuple] | None = None,
+        keys: dict[str, tuple] | None = None,
+        records: list[Record] | None = None,
+        successors: dict[str, int] | None = None,
+        table: diskcache.Table | None = None,
+        entries: list[Entry] | None = None,
     ) -> None:
-        self.records = records
-        self.postings = postings
-        self.key_postings = key_postings
-        self.df = df
-        self.n = n
-        (
-            self.body_sum,
-            self.desc_sum,
-            self.anchor_vocab,
-            self.successors,
-            self.origin,
-            self.key_vocab,
-        ) = stats
-        """successors: superseded id -> index of the record that supersedes it (in this file);
-        origin: (layer, path) of the entries (one memory file); key_vocab: cognate key ->
-        the tokens of this file that have it (so a prompt never computes a block's keys)."""
+        self.size, self.n, self.body_sum, self.desc_sum, self.origin = header
+        """size: blocks; n: blocks IDF counts; sums of body and desc lengths; origin:
+        (layer, path) of the entries (one memory file)."""
+        self._terms: dict[str, tuple | None] = {} if terms is None else terms
+        """word -> (df, anchor: an id or desc word of a memory entry, postings)."""
+        self._keys: dict[str, tuple | None] = {} if keys is None else keys
+        """cognate key -> (postings, the words of this file that have it)."""
+        self._records: dict[int, Record] = {} if records is None else dict(enumerate(records))
+        self._successors = successors
+        """superseded id -> index of the record that supersedes it (in this file)."""
+        self._table = table
         self._entries = entries
 
     @classmethod
@@ -194,66 +201,136 @@ class Part:
             if rec[3] and rec[2] != "superseded":
                 for old in rec[11][supersedes]:
                     successors.setdefault(str(old).lstrip("#"), i)
-        stats = (
+        header = (
+            len(records),
+            n,
             sum(r[8] for r in records),
             sum(len(r[5]) for r in records),
-            tuple(anchor),
-            successors,
             (entries[0].layer, str(entries[0].path)) if entries else ("", ""),
-            {k: tuple(sorted(ts)) for k, ts in key_vocab.items()},
         )
-        return cls(records, postings, key_postings, dict(df), n, stats, list(entries))
+        terms = {
+            t: (df.get(t, 0), t in anchor, array("I", by_impact(t, ids, records)))
+            for t, ids in postings.items()
+        }
+        keys_of = {
+            k: (array("I", by_recency(ids, records)), frozenset(key_vocab[k]))
+            for k, ids in key_postings.items()
+        }
+        return cls(
+            header,
+            terms=terms,
+            keys=keys_of,
+            records=records,
+            successors=successors,
+            entries=list(entries),
+        )
 
-    def payload(self) -> tuple:
-        """The part as plain values for `marshal`, records and postings pre-encoded."""
-        records = [r if isinstance(r, bytes) else marshal.dumps(r) for r in self.records]
-        return (
-            records,
-            {t: _encode(v) for t, v in self.postings.items()},
-            {k: _encode(v) for k, v in self.key_postings.items()},
-            self.df,
-            self.n,
-            (
-                self.body_sum,
-                self.desc_sum,
-                _encode_vocab(self.anchor_vocab),
-                self.successors,
-                self.origin,
-                self.key_vocab,
-            ),
+    def save(self, cache_dir: Path | None, name: object, key: object) -> None:
+        """Write this (built) part as a table in the disk cache."""
+        diskcache.write_table(
+            cache_dir,
+            TABLE_KIND,
+            name,
+            key,
+            (self.size, self.n, self.body_sum, self.desc_sum, self.origin),
+            {
+                "terms": {
+                    t: (df, a, ids[:POSTINGS_READ].tobytes())
+                    for t, (df, a, ids) in self._terms.items()  # type: ignore[misc]
+                },
+                "keys": {
+                    k: (ids[:POSTINGS_READ].tobytes(), tuple(sorted(ts)))
+                    for k, (ids, ts) in self._keys.items()  # type: ignore[misc]
+                },
+                "successors": dict(self._successors or {}),
+            },
+            {"records": [self._records[i] for i in range(self.size)]},
         )
 
     @classmethod
-    def from_payload(cls, payload: object) -> Part | None:
-        """The part `payload()` gave, or None when `payload` does not have its shape."""
-        if not (isinstance(payload, tuple) and len(payload) == 6):
+    def load(cls, cache_dir: Path | None, name: object, key: object) -> Part | None:
+        """The part saved for `key`, reading through its table; None when there is none."""
+        table = diskcache.read_table(cache_dir, TABLE_KIND, name, key)
+        if table is None:
             return None
-        records, postings, key_postings, df, n, stats = payload
-        if not (
-            isinstance(records, list)
-            and isinstance(postings, dict)
-            and isinstance(key_postings, dict)
-            and isinstance(df, dict)
-            and isinstance(n, int)
-            and isinstance(stats, tuple)
-            and len(stats) == 6
-        ):
+        header = table.header
+        if not (isinstance(header, tuple) and len(header) == 5):
             return None
-        return cls(records, postings, key_postings, df, n, stats, None)
+        return cls(header, table=table)
+
+    def _term(self, token: str) -> tuple | None:
+        try:
+            return self._terms[token]
+        except KeyError:
+            pass
+        value = None
+        if self._table is not None:
+            raw = self._table.get("terms", token)
+            if raw is not None:
+                df, anchor, ids = raw  # type: ignore[misc]
+                value = (df, anchor, array("I", ids))
+        self._terms[token] = value
+        return value
+
+    def _key(self, key: str) -> tuple | None:
+        try:
+            return self._keys[key]
+        except KeyError:
+            pass
+        value = None
+        if self._table is not None:
+            raw = self._table.get("keys", key)
+            if raw is not None:
+                ids, tokens = raw  # type: ignore[misc]
+                value = (array("I", ids), frozenset(tokens))
+        self._keys[key] = value
+        return value
+
+    def posting(self, token: str) -> Sequence[int]:
+        """The blocks holding the word `token` (in id, desc, keys, kind or body), by impact:
+        all of them when built, the first POSTINGS_READ when loaded from disk."""
+        term = self._term(token)
+        return () if term is None else term[2]
+
+    def key_posting(self, key: str) -> Sequence[int]:
+        """The blocks holding a word whose cognate key is `key`."""
+        value = self._key(key)
+        return () if value is None else value[0]
+
+    def df_of(self, token: str) -> int:
+        term = self._term(token)
+        return 0 if term is None else term[0]
+
+    def is_anchor(self, token: str) -> bool:
+        """`token` is an id or desc word of one of this file's memory entries."""
+        term = self._term(token)
+        return term is not None and term[1]
+
+    def key_tokens(self, key: str) -> frozenset[str]:
+        """The words of this file whose cognate key is `key`."""
+        value = self._key(key)
+        return _NONE if value is None else value[1]
+
+    def successor(self, block_id: str) -> int | None:
+        if self._successors is None:
+            table = self._table
+            found = table.get("successors", block_id) if table is not None else None
+            return found if isinstance(found, int) else None
+        return self._successors.get(block_id)
 
     def record(self, i: int) -> Record:
-        rec = self.records[i]
-        if isinstance(rec, bytes):
-            rec = self.records[i] = marshal.loads(rec)
+        rec = self._records.get(i)
+        if rec is None:
+            if self._table is None:
+                raise IndexError(i)
+            rec = self._records[i] = self._table.item("records", i)  # type: ignore[assignment]
         return rec
 
-    def posting(self, table: dict[str, Postings], token: str) -> Sequence[int]:
-        value = table.get(token)
-        if value is None:
-            return ()
-        if isinstance(value, bytes):
-            value = table[token] = array("I", value)
-        return value
+    def document_frequencies(self) -> dict[str, int]:
+        """Every word's document frequency (reads the whole part: tests and tools)."""
+        if self._table is not None:
+            return {t: v[0] for t, v in self._table.items("terms")}  # type: ignore[misc]
+        return {t: v[0] for t, v in self._terms.items() if v is not None}
 
     def entry(self, i: int) -> Entry:
         """The entry of record `i`: rebuilt from the record when loaded from the disk cache
@@ -266,12 +343,30 @@ class Part:
         return tuple.__new__(Entry, self.record(i)[11] + (layer, Path(path)))
 
 
-def _encode_vocab(vocab: tuple | bytes) -> bytes:
-    return vocab if isinstance(vocab, bytes) else marshal.dumps(vocab)
+def by_impact(token: str, ids: list[int], records: list[Record]) -> list[int]:
+    """`ids` (blocks holding `token`) in order of impact: the word in the id, desc and keys
+    first, then more body occurrences, then the newer block, then file order."""
+    if len(ids) <= POSTINGS_READ:
+        return ids
+
+    def impact(i: int) -> tuple:
+        rec = records[i]
+        weight = 3 * (token in rec[4]) + 3 * (token in rec[5])
+        weight += 2 * any(token in k for k in rec[12]) + rec[7].get(token, 0)
+        return (-weight, -rec[10], i)
+
+    return sorted(ids, key=impact)
 
 
-def _encode(ids: Sequence[int]) -> bytes:
-    return ids.tobytes() if isinstance(ids, array) else array("I", ids).tobytes()
+def by_recency(ids: list[int], records: list[Record]) -> list[int]:
+    """`ids` newest block first (a cognate key's blocks), when they are more than are read."""
+    if len(ids) <= POSTINGS_READ:
+        return ids
+    return sorted(ids, key=lambda i: (-records[i][10], i))
+
+
+TABLE_KIND = "recall-index"
+"""The disk cache's kind for recall's per-file tables."""
 
 
 class Doc:
@@ -336,13 +431,13 @@ class Doc:
             self._keys = {t: k for t in self.vocabulary() if (k := key_of(t)) is not None}
         return self._keys
 
-    def tokens_with_key(self, key: str) -> list[str]:
+    def tokens_with_key(self, key: str) -> frozenset[str]:
         """The block's tokens whose cognate key is `key` (from the file's key vocabulary:
         no cognate key is computed while a prompt is scored)."""
         vocab = self._vocab
         if vocab is None:
             vocab = self._vocab = self.vocabulary()
-        return [t for t in self.part.key_vocab.get(key, ()) if t in vocab]
+        return self.part.key_tokens(key) & vocab
 
     def vocabulary(self) -> frozenset[str]:
         return self.id_set | self.desc_set | self.kind_set | self.keys_set | self.body.keys()
@@ -369,7 +464,7 @@ class Index:
         total = 0
         for p in self.parts:
             self.offsets.append(total)
-            total += len(p.records)
+            total += p.size
         self.size = total
         self.n = sum(p.n for p in self.parts)
         self._docs: dict[int, Doc] = {}
@@ -405,29 +500,31 @@ class Index:
         for p, off in zip(self.parts, self.offsets, strict=True):
             for t in words:
                 w = self.weight(t)
-                for i in p.posting(p.postings, t):
+                for i in p.posting(t)[:POSTINGS_READ]:
                     acc[off + i] = get(off + i, 0.0) + w
             for k in keys:
-                for i in p.posting(p.key_postings, k):
+                for i in p.key_posting(k)[:POSTINGS_READ]:
                     acc[off + i] = get(off + i, 0.0) + 0.5
         if len(acc) > limit:
-            best = heapq.nlargest(limit, acc.items(), key=lambda kv: (kv[1], -kv[0]))
-            return sorted(i for i, _ in best)
+            # ties broken by file order: the bound of a later block is lowered by a hair
+            n = len(acc) + 1.0
+            best = heapq.nlargest(limit, acc, key=lambda i: acc[i] - i / n * 1e-9)
+            return sorted(best)
         return sorted(acc)
 
     def successor(self, doc: Doc) -> Doc | None:
         """The block that supersedes `doc` in the same file, or None."""
-        j = doc.part.successors.get(doc.id)
+        j = doc.part.successor(doc.id)
         return None if j is None else self.doc(doc.at - doc.i + j)
 
     def df_of(self, token: str) -> int:
-        return sum(p.df.get(token, 0) for p in self.parts)
+        return sum(p.df_of(token) for p in self.parts)
 
     @property
     def df(self) -> Counter[str]:
         merged: Counter[str] = Counter()
         for p in self.parts:
-            merged.update(p.df)
+            merged.update(p.document_frequencies())
         return merged
 
     @property
@@ -447,11 +544,6 @@ class Index:
         df = self.df_of(token)
         return math.log((self.n + 1) / (df + 1)) + 1.0
 
-    def anchor_vocabulary(self) -> frozenset[str]:
-        """Every id and desc token of the memory entries (for the short-prompt gate)."""
-        vocab: set[str] = set()
-        for p in self.parts:
-            if isinstance(p.anchor_vocab, bytes):  # loaded from disk: decoded on first use
-                p.anchor_vocab = marshal.loads(p.anchor_vocab)
-            vocab.update(p.anchor_vocab)
-        return frozenset(vocab)
+    def names_an_anchor(self, words: Iterable[str]) -> bool:
+        """One of `words` is an id or desc word of a memory entry (the short-prompt gate)."""
+        return any(p.is_anchor(w) for w in words for p in self.parts)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from .engine import Front, MemorySource, scored
+from .engine import Front, MemorySource, rebuilding_on_corruption, scored
 from .text import fold
 
 if TYPE_CHECKING:
@@ -55,6 +55,17 @@ def search(
     ignore_case: bool = True,
 ) -> list[Hit]:
     """The best `limit` memory entries for `query`, best first (ties: newest, then id)."""
+    return rebuilding_on_corruption(_search, query, files, settings, kind, limit, ignore_case)
+
+
+def _search(
+    query: str,
+    files: Sequence[MemorySource],
+    settings: Settings,
+    kind: str | None,
+    limit: int,
+    ignore_case: bool,
+) -> list[Hit]:
     front = Front(query, files, settings)
     if not front.files or not query.strip() or limit <= 0:
         return []

@@ -197,11 +197,21 @@ def stopwords(
     frame: bool = False,
 ) -> frozenset[str]:
     """The union of the languages' lists and the extra file's words (accent-folded on request)."""
+    words = _builtin_union(tuple(langs), request_verbs, folded, verbs, frame)
+    if extra_file:
+        extra = read_word_file(Path(extra_file))  # the user's file: read on every call
+        words = words | extra | ({fold(w) for w in extra} if folded else frozenset())
+    return words
+
+
+@lru_cache(maxsize=64)
+def _builtin_union(
+    langs: tuple[str, ...], request_verbs: bool, folded: bool, verbs: bool, frame: bool
+) -> frozenset[str]:
+    """The built-in lists of `langs`, folded on request (built once per process)."""
     words: set[str] = set()
     for lang in langs:
         words |= builtin_stopwords(lang, request_verbs=request_verbs, verbs=verbs, frame=frame)
-    if extra_file:
-        words |= read_word_file(Path(extra_file))
     if folded:
         words |= {fold(w) for w in words}
     return frozenset(words)

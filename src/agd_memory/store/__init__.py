@@ -32,9 +32,34 @@ from __future__ import annotations
 
 from ..diskcache import clear as clear_cache
 from .entry import Entry, parse_id_list
-from .graph import GetResult, get, near_ids
-from .memoryfile import DeleteResult, MemoryFile, RenameResult, SaveResult, open_files
-from .rules import SCAFFOLD, VALID_STATUS, suggest_id
+
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
+if TYPE_CHECKING:
+    from .graph import GetResult, get, near_ids
+    from .memoryfile import DeleteResult, MemoryFile, RenameResult, SaveResult, open_files
+    from .rules import SCAFFOLD, VALID_STATUS, suggest_id
+
+_LAZY = {
+    "GetResult": "graph", "get": "graph", "near_ids": "graph",
+    "DeleteResult": "memoryfile", "MemoryFile": "memoryfile", "RenameResult": "memoryfile",
+    "SaveResult": "memoryfile", "open_files": "memoryfile",
+    "SCAFFOLD": "rules", "VALID_STATUS": "rules", "suggest_id": "rules",
+}  # fmt: skip
+"""Names imported on first use: the prompt hook renders entries (`store.entry`) and
+needs neither the write path nor the graph (their imports, `typing` and `difflib`
+among them, cost it several milliseconds)."""
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Entry",

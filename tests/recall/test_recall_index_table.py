@@ -1,0 +1,114 @@
+"""Recall's on-disk index: a table read piece by piece (issue 26, hook cost).
+
+A prompt reads the slots and blobs of its own words and the records of the blocks it
+scores, each verified as it is read; nothing else of the file. So the hook's cost does
+not grow with the memory (benchmarks/README.md, "Hook cost").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from recall_helpers import block, write_memory
+
+from agd_memory import diskcache, store
+from agd_memory.recall import engine, index, recall
+
+KEY = ("memory", 1)
+
+
+def test_a_table_gives_back_what_was_written(tmp_path: Path) -> None:
+    terms = {f"word{i}": (i, bytes([i % 256]) * 3) for i in range(3000)}
+    records = [("block", i, "x" * (i % 50)) for i in range(500)]
+    diskcache.write_table(
+        tmp_path, "t", "name", KEY, ("head", 7), {"terms": terms, "none": {}}, {"r": records}
+    )
+    table = diskcache.read_table(tmp_path, "t", "name", KEY)
+    assert table is not None and table.header == ("head", 7)
+    assert all(table.get("terms", k) == v for k, v in terms.items())
+    assert table.get("terms", "word-missing") is None and table.get("none", "x") is None
+    assert [table.item("r", i) for i in range(500)] == records
+    assert dict(table.items("terms")) == terms
+    with pytest.raises(IndexError):
+        table.item("r", 500)
+
+
+def test_a_table_for_another_key_or_of_another_format_is_not_read(tmp_path: Path) -> None:
+    diskcache.write_table(tmp_path, "t", "name", KEY, (), {"m": {"a": 1}}, {})
+    assert diskcache.read_table(tmp_path, "t", "name", ("memory", 2)) is None
+    path = diskcache.cache_path(tmp_path, "t", "name")
+    diskcache.write(tmp_path, "t", "name", KEY, {"a": 1})  # a plain cache file there
+    assert diskcache.read_table(tmp_path, "t", "name", KEY) is None
+    path.write_bytes(b"")
+    assert diskcache.read_table(tmp_path, "t", "name", KEY) is None
+
+
+def test_a_damaged_piece_raises_corrupt_and_drop_removes_the_file(tmp_path: Path) -> None:
+    diskcache.write_table(tmp_path, "t", "name", KEY, (), {}, {"r": ["a" * 100, "b" * 100]})
+    path = diskcache.cache_path(tmp_path, "t", "name")
+    data = bytearray(path.read_bytes())
+    data[-50] ^= 0x01  # inside the last blob
+    path.write_bytes(bytes(data))
+    table = diskcache.read_table(tmp_path, "t", "name", KEY)
+    assert table is not None and table.item("r", 0) == "a" * 100
+    with pytest.raises(diskcache.Corrupt) as caught:
+        table.item("r", 1)
+    caught.value.drop()
+    assert not path.exists()
+
+
+def _big_memory(tmp_path: Path, n: int) -> Path:
+    blocks = [
+        block(
+            f"note-{i}",
+            f"topic {i % 40} common words",
+            f"alpha{i % 97} beta{i % 89} shared words in every block, number {i}",
+        )
+        for i in range(n)
+    ]
+    blocks.append(
+        block("deploy-vps", "deploy every release on the vps", "Run scripts/deploy.sh, then tail.")
+    )
+    return write_memory(tmp_path / "memory.agd", blocks)
+
+
+def _fresh_process() -> None:
+    store.clear_cache()
+    engine._PARTS.clear()
+    engine._ANALYZERS.clear()
+
+
+def test_a_prompt_reads_its_words_and_the_blocks_it_scores_not_the_file(
+    tmp_path: Path, make_settings
+) -> None:
+    s = make_settings()
+    mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
+    prompt = "how do we deploy to the vps with the shared words?"
+    cold = recall(prompt, [mf], s)
+    _fresh_process()
+    warm = recall(prompt, [mf], s)  # the index read from its table on disk
+    assert [c.entry.id for c in warm.chosen] == [c.entry.id for c in cold.chosen]
+    assert warm.chosen[0].entry.id == "deploy-vps"
+    (part,) = engine._PARTS.values()
+    assert part._table is not None
+    assert len(part._records) <= index.MAX_CANDIDATES + engine.COOC_MAX_NEW
+    assert len(part._records) < part.size / 5
+    assert set(part._terms) == set(warm.words)  # the prompt's words, and no other
+
+
+def test_a_common_words_postings_are_read_best_first_and_bounded(
+    tmp_path: Path, make_settings
+) -> None:
+    s = make_settings()
+    n = index.POSTINGS_READ + 300
+    mf = store.MemoryFile(_big_memory(tmp_path, n), layer="project", settings=s)
+    recall("shared words", [mf], s)
+    _fresh_process()
+    recall("shared words", [mf], s)
+    (part,) = engine._PARTS.values()
+    (shared,) = engine.Front("shared", [mf], s).words
+    assert len(part.posting(shared)) == index.POSTINGS_READ < part.df_of(shared) == n
+    # in order of impact: "every" is in every body, and in the desc of the last block only
+    (word,) = engine.Front("every", [mf], s, frozenset({"tokens"})).words
+    assert part.record(part.posting(word)[0])[0] == "deploy-vps"
