@@ -83,7 +83,17 @@ def read(cache_dir: Path | None, kind: str, name: object, key: object) -> object
     """The payload stored for `key`, or None: missing, stale, foreign, corrupt or too big."""
     if cache_dir is None:
         return None
-    path = cache_path(cache_dir, kind, name)
+    # marshal straight from a memory map: a copy into a bytes object first would cost more
+    view = _map(cache_path(cache_dir, kind, name), len(MAGIC) + _HEAD.size)
+    if view is None:
+        return None
+    with view:
+        return _decode(view, len(view), key)
+
+
+def _map(path: Path, min_size: int) -> mmap.mmap | None:
+    """The file at `path` mapped read-only, or None: missing, not a regular file (a FIFO
+    must not hang a hook), smaller than `min_size` or larger than MAX_BYTES."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -91,12 +101,9 @@ def read(cache_dir: Path | None, kind: str, name: object, key: object) -> object
     try:
         st = os.fstat(fd)
         size = st.st_size
-        if not stat.S_ISREG(st.st_mode) or size > MAX_BYTES or size < len(MAGIC) + _HEAD.size:
+        if not stat.S_ISREG(st.st_mode) or size > MAX_BYTES or size < min_size:
             return None
-        # marshal straight from a memory map: at 10,000 blocks the recall file is ~10 MB,
-        # and copying it into a bytes object first would cost the prompt hook more.
-        with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as view:
-            return _decode(view, size, key)
+        return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
     finally:
@@ -266,21 +273,11 @@ def read_table(cache_dir: Path | None, kind: str, name: object, key: object) -> 
     if cache_dir is None:
         return None
     path = cache_path(cache_dir, kind, name)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    start = len(TABLE_MAGIC) + _HEAD.size
+    view = _map(path, start)
+    if view is None:
         return None
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        start = len(TABLE_MAGIC) + _HEAD.size
-        if not stat.S_ISREG(st.st_mode) or size > MAX_BYTES or size < start:
-            return None
-        view = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
+    size = len(view)
     try:
         if view[: len(TABLE_MAGIC)] != TABLE_MAGIC:
             raise ValueError("not a table")

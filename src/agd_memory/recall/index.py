@@ -259,31 +259,19 @@ class Part:
         return cls(header, table=table)
 
     def _term(self, token: str) -> tuple | None:
-        try:
-            return self._terms[token]
-        except KeyError:
-            pass
-        value = None
-        if self._table is not None:
-            raw = self._table.get("terms", token)
-            if raw is not None:
-                df, anchor, ids = raw  # type: ignore[misc]
-                value = (df, anchor, array("I", ids))
-        self._terms[token] = value
-        return value
+        return self._lookup(self._terms, "terms", token, _decode_term)
 
     def _key(self, key: str) -> tuple | None:
+        return self._lookup(self._keys, "keys", key, _decode_key)
+
+    def _lookup(self, memo: dict, table_map: str, key: str, decode) -> tuple | None:
+        """`memo[key]`, read from the table's map `table_map` on first use (None: absent)."""
         try:
-            return self._keys[key]
+            return memo[key]
         except KeyError:
             pass
-        value = None
-        if self._table is not None:
-            raw = self._table.get("keys", key)
-            if raw is not None:
-                ids, tokens = raw  # type: ignore[misc]
-                value = (array("I", ids), frozenset(tokens))
-        self._keys[key] = value
+        raw = self._table.get(table_map, key) if self._table is not None else None
+        value = memo[key] = None if raw is None else decode(raw)
         return value
 
     def posting(self, token: str) -> Sequence[int]:
@@ -341,6 +329,16 @@ class Part:
         from ..store.entry import Entry  # imported when a block is rendered, not to score
 
         return tuple.__new__(Entry, self.record(i)[11] + (layer, Path(path)))
+
+
+def _decode_term(raw: tuple) -> tuple:
+    df, anchor, ids = raw
+    return df, anchor, array("I", ids)
+
+
+def _decode_key(raw: tuple) -> tuple:
+    ids, tokens = raw
+    return array("I", ids), frozenset(tokens)
 
 
 def by_impact(token: str, ids: list[int], records: list[Record]) -> list[int]:
