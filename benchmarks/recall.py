@@ -2,11 +2,10 @@
 
     python3 benchmarks/recall.py [--cases PATH] [--holdout PATH] [--blocks 10000] [--runs 15]
 
-1. The eval on the dev set, the held-out check (tests/eval/holdout-cases.json) and the
-   fresh blind set (tests/eval/fresh/, new memories): reference algorithm vs the default
-   recall, then the default on the same memories with search keys (tests/data/
-   recall-dev-keyed, tests/eval/fresh-keyed: keys written by a model that never saw the
-   cases).
+1. Every evaluation set of the repository (`recall.eval.sets`: dev, held-out, fresh,
+   their keyed memories, and the real-use dev and held-out sets), our recall against the
+   earlier plugin's algorithm (the reference, langs en,it): the table
+   `agd-memory eval --all` prints.
 2. Ranked search recall@5 on the positives of both, side by side with a plain BM25
    (one field, id + desc + keys + body, the reference tokenizer, no stopwords, k1=1.2,
    b=0.75) over the same blocks, without and with keys.
@@ -32,8 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from agd_memory.commands.recall import eval_settings  # noqa: E402
-from agd_memory.recall.eval import evaluate  # noqa: E402
-from agd_memory.recall.eval.features import DEFAULT, REFERENCE  # noqa: E402
+from agd_memory.recall.eval import evaluate, sets  # noqa: E402
 from agd_memory.store import MemoryFile  # noqa: E402
 
 DEFAULT_CASES = ROOT / "tests" / "data" / "recall-dev" / "cases.json"
@@ -43,36 +41,9 @@ FRESH_CASES = ROOT / "tests" / "eval" / "fresh" / "cases.json"
 FRESH_KEYED = ROOT / "tests" / "eval" / "fresh-keyed"
 
 
-def quality(cases: Path, label: str, keyed: Path) -> None:
-    print(
-        f"## eval on {label} (hit@1, recall@3 over positives; false injections over negative runs)"
-    )
-    rows = [
-        ("reference (langs en,it)", REFERENCE, ["AGD_RECALL_LANGS=en,it"], None),
-        (
-            "reference, cognates off",
-            REFERENCE,
-            ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_NO_FUZZY=1"],
-            None,
-        ),
-        (
-            "reference, anchor-min 1",
-            REFERENCE,
-            ["AGD_RECALL_LANGS=en,it", "AGD_RECALL_FUZZY_ANCHOR_MIN=1"],
-            None,
-        ),
-        ("default", DEFAULT, [], None),
-        ("default, memories with keys", DEFAULT, [], keyed),
-    ]
-    for name, feats, sets, override in rows:
-        s = evaluate.run(cases, eval_settings(sets), features=feats, override=override).summary()
-        p, n = s["positives"], s["negatives"]
-        print(
-            f"{name:28} hit@1 {p['hit1']}/{p['cases']} ({p['hit1_rate']:.0%})"
-            f"  recall@3 {p['recall3']}/{p['cases']} ({p['recall3_rate']:.0%})"
-            f"  false {n['false_injections']}/{n['runs']} ({n['false_injection_rate']:.1%})"
-            f"  median tokens {p['tokens_median']}"
-        )
+def quality() -> None:
+    print("## every set: our recall and the earlier plugin's (agd-memory eval --all)\n")
+    print(sets.markdown(sets.compare(eval_settings)))
 
 
 def search_quality(cases_path: Path, label: str, override: Path | None = None) -> None:
@@ -227,12 +198,12 @@ def main() -> int:
     p.add_argument("--skip-latency", action="store_true")
     args = p.parse_args()
     if args.cases.is_file():
+        quality()
         for path, label, keyed in (
             (args.cases, "dev set", KEYED),
             (args.holdout, "held-out check", KEYED),
             (FRESH_CASES, "fresh blind set", FRESH_KEYED),
         ):
-            quality(path, label, keyed)
             search_quality(path, label)
             search_quality(path, label, keyed)
             print()
