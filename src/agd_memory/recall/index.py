@@ -1,14 +1,17 @@
 """The recall index: every block analysed once, kept per memory file, in memory and on disk.
 
 A hook is a fresh process per prompt. Analysing 10,000 blocks (tokenize, stem, map
-synonyms, cognate keys) takes seconds in Python, so each file's analysis is saved
-next to the store's cache as a `marshal` blob keyed by the file's identity (path,
-size, mtime, inode, ctime) and the analyzer (features, synonyms file). A prompt then
-loads postings, reads only the blocks that share a word or a cognate key with it,
-and asks the store for entries only when something is worth rendering.
+synonyms, cognate keys) takes seconds in Python, so each file's analysis is saved in
+the disk cache as a table (`diskcache.write_table`) keyed by the file's identity (path,
+size, mtime, inode, ctime), the analyzer (features, synonyms file) and the code that
+shapes an analysis. A prompt reads, piece by piece and each piece verified, the
+postings of its own words and cognate keys and the records of the blocks it scores;
+entries are rebuilt from those records for rendering, without reading the memory file.
+Its cost follows the prompt, not the memory (issue 26).
 
 Anything wrong with a cache file (missing, stale, foreign, truncated) means a rebuild;
-writing it never fails recall.
+a damaged piece found while scoring (`diskcache.Corrupt`) drops the file and recall
+rebuilds it (`engine.rebuilding_on_corruption`); writing it never fails recall.
 """
 
 from __future__ import annotations
