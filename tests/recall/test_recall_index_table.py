@@ -112,3 +112,23 @@ def test_a_common_words_postings_are_read_best_first_and_bounded(
     # in order of impact: "every" is in every body, and in the desc of the last block only
     (word,) = engine.Front("every", [mf], s, frozenset({"tokens"})).words
     assert part.record(part.posting(word)[0])[0] == "deploy-vps"
+
+
+def test_the_whole_file_analysis_of_an_earlier_version_is_removed(
+    tmp_path: Path, make_settings
+) -> None:
+    """Earlier versions kept recall's analysis as one blob (kind `recall`); the table
+    replaces it, and the old file, which nothing reads any more, goes."""
+    s = make_settings()
+    mf = store.MemoryFile(_big_memory(tmp_path, 10), layer="project", settings=s)
+    cache_dir = Path(s.data_dir) / "cache"
+    front = engine.Front("deploy", [mf], s)
+    source = diskcache.file_key(mf.path)
+    sig = (front.analyzer.signature, True, "project")
+    old = diskcache.cache_path(cache_dir, "recall", (source[0], sig))
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_bytes(b"an earlier version's analysis")
+    _fresh_process()
+    recall("deploy every release", [mf], s)
+    assert not old.exists()
+    assert list(cache_dir.glob("recall-index-*.cache"))
