@@ -1,0 +1,85 @@
+"""The plugin's slash commands, run by the real `claude` CLI against the fake API.
+
+A user who lives in Claude Code reviews proposals and switches Claude Code's own auto
+memory off without a shell: the skill runs `agd-memory` through `${CLAUDE_PLUGIN_ROOT}`,
+its output reaches the model to show, and what changes files waits for the user's yes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from e2e_harness import REPO, Reply
+
+pytestmark = pytest.mark.e2e
+
+LAUNCHER = f'"{REPO}/bin/agd-memory"'
+"""How the skills name the program once Claude Code substituted `${CLAUDE_PLUGIN_ROOT}`."""
+
+
+def skill_text(run) -> str:
+    """The expanded skill as the first conversation request carried it."""
+    return run.conversation[0].all_text()
+
+
+def test_review_lists_a_queued_proposal_and_accepts_it(claude, fake_api, e2e_project) -> None:
+    from agd_memory import store
+    from agd_memory.distill import review
+    from agd_memory.settings import Settings
+
+    path = e2e_project.memory_path()
+    mf = store.MemoryFile(path, settings=Settings.load(e2e_project.settings_env()))
+    (item,) = review.enqueue(
+        mf,
+        [review.Proposal.save("x-project", "ci-host", "CI runs on Forgejo.", desc="ci host")],
+        source="distill",
+    ).added
+    fake_api.script(
+        Reply.text(f"One proposal waits: {item.id}. Accept, reject or edit?"),
+    )
+    listed = claude("/agd-memory:review")
+    assert listed.ok, listed.diagnose()
+    sent = skill_text(listed)
+    assert item.id in sent and "ci-host" in sent and "CI runs on Forgejo." in sent
+    assert not Path(path).exists()  # listing wrote nothing
+
+    fake_api.script(
+        Reply.tool_use("Bash", {"command": f"{LAUNCHER} review accept {item.id}"}),
+        Reply.text("accepted"),
+    )
+    accepted = claude(f"/agd-memory:review accept {item.id}")
+    assert accepted.ok, accepted.diagnose()
+    assert accepted.result and not accepted.result.get("permission_denials"), accepted.diagnose()
+    result = "\n".join(accepted.conversation[-1].tool_results())
+    assert "ci-host" in result, result
+    text = Path(path).read_text(encoding="utf-8")
+    assert "#ci-host" in text and "CI runs on Forgejo." in text
+    assert review.pending(mf) == []
+
+
+def test_setup_switches_auto_memory_off_only_after_the_users_yes(
+    claude, fake_api, e2e_project
+) -> None:
+    settings_file = e2e_project.config_dir / "settings.json"
+    fake_api.script(Reply.text("Switch Claude Code's auto memory off and import its notes? (yes/no)"))
+    asked = claude("/agd-memory:setup", persist_session=True)
+    assert asked.ok, asked.diagnose()
+    sent = skill_text(asked)
+    assert "autoMemoryEnabled" in sent and str(settings_file) in sent  # the dry run, shown
+    assert not settings_file.exists() or "autoMemoryEnabled" not in settings_file.read_text()
+
+    # The user's yes; Claude Code asks before the Bash call too, and the user allows it.
+    fake_api.script(
+        Reply.tool_use("Bash", {"command": f"{LAUNCHER} setup --apply"}),
+        Reply.text("done"),
+    )
+    yes = claude(
+        "yes",
+        args=["--continue"],
+        persist_session=True,
+        allowed_tools=[f"Bash({LAUNCHER} setup:*)"],
+    )
+    assert yes.ok, yes.diagnose()
+    assert json.loads(settings_file.read_text(encoding="utf-8"))["autoMemoryEnabled"] is False
