@@ -52,6 +52,14 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge-driver": ("agd_memory.commands.team:merge_driver", "git's merge driver for the team file"),
     "import": ("agd_memory.commands.import_memory:import_memory", "import Claude Code's auto memory"),
     "setup": ("agd_memory.commands.setup:setup", "switch Claude Code's auto memory off (one memory)"),
+    "install-cli": (
+        "agd_memory.commands.install_cli:install_cli",
+        "put `agd-memory` and `agd` on your PATH (launchers that follow plugin updates)",
+    ),
+    "uninstall-cli": (
+        "agd_memory.commands.install_cli:uninstall_cli",
+        "remove the launchers install-cli wrote",
+    ),
 }
 
 

@@ -63,7 +63,9 @@ def test_setup_switches_auto_memory_off_only_after_the_users_yes(
     claude, fake_api, e2e_project
 ) -> None:
     settings_file = e2e_project.config_dir / "settings.json"
-    fake_api.script(Reply.text("Switch Claude Code's auto memory off and import its notes? (yes/no)"))
+    fake_api.script(
+        Reply.text("Switch Claude Code's auto memory off and import its notes? (yes/no)")
+    )
     asked = claude("/agd-memory:setup", persist_session=True)
     assert asked.ok, asked.diagnose()
     sent = skill_text(asked)
