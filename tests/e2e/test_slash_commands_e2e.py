@@ -85,3 +85,26 @@ def test_setup_switches_auto_memory_off_only_after_the_users_yes(
     )
     assert yes.ok, yes.diagnose()
     assert json.loads(settings_file.read_text(encoding="utf-8"))["autoMemoryEnabled"] is False
+
+
+def user_notices(run) -> list[str]:
+    """The hooks' `systemMessage` lines of a `--output-format stream-json --verbose` run."""
+    events = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    messages = [
+        json.loads(e["output"]).get("systemMessage", "")
+        for e in events
+        if e.get("type") == "system"
+        and "hook" in str(e.get("subtype"))
+        and str(e.get("output", "")).startswith("{")
+    ]
+    return [line for message in messages for line in message.splitlines()]
+
+
+def test_the_first_session_after_an_install_tells_the_commands_once(claude, e2e_project) -> None:
+    stream = ["--output-format", "stream-json", "--verbose"]
+    first = claude("hello", args=stream)
+    said = [line for line in user_notices(first) if "/agd-memory:review" in line]
+    assert len(said) == 1, user_notices(first)
+    assert "/agd-memory:install-cli" in said[0]
+    again = claude("hello", args=stream)
+    assert not [line for line in user_notices(again) if "/agd-memory:" in line], user_notices(again)

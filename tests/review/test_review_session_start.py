@@ -50,7 +50,8 @@ def test_waiting_proposals_are_one_line_for_the_user(env) -> None:
     )
     out = session_start(cwd)
     assert out["systemMessage"] == (
-        "agd-memory: 2 proposals waiting for review — run `agd-memory review`"
+        "agd-memory: 2 proposals waiting for review — /agd-memory:review "
+        "(in a shell: `agd-memory review`)"
     )
     context = out["hookSpecificOutput"]["additionalContext"]
     assert "#db" in context and "review" not in context and "#ci" not in context

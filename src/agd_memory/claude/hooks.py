@@ -250,6 +250,7 @@ class LayerFile:
 
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
+    _first_session_notice(settings)
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
     _team_driver(settings, payload.cwd)
@@ -300,7 +301,34 @@ def _review_notice(settings: Settings, cwd: str) -> None:
         return
     if waiting:
         s = "s" if waiting != 1 else ""
-        notify_user(f"{waiting} proposal{s} waiting for review — run `agd-memory review`")
+        notify_user(
+            f"{waiting} proposal{s} waiting for review — /agd-memory:review "
+            "(in a shell: `agd-memory review`)"
+        )
+
+
+FIRST_SESSION_MARK = "first-session-told"
+FIRST_SESSION_NOTICE = (
+    "memory is on. Its commands are slash commands: /agd-memory:review, /agd-memory:setup, "
+    "/agd-memory:doctor, /agd-memory:memory-view (type /agd-memory: for all); "
+    "/agd-memory:install-cli puts `agd-memory` on your shell's PATH"
+)
+
+
+def _first_session_notice(settings: Settings) -> None:
+    """One line the first session after an install (the plugin data folder is new then),
+    never again: the mark is created exclusively, so two sessions starting at once tell it
+    once, and a folder that cannot hold it means silence rather than a line every time."""
+    mark = settings.data_dir / FIRST_SESSION_MARK
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    except OSError as exc:
+        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
+        return
+    notify_user(FIRST_SESSION_NOTICE)
 
 
 def _mcp_sdk_notice() -> None:
