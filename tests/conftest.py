@@ -79,9 +79,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     home = tmp_path / "home"
     data = tmp_path / "data"
     home.mkdir()
-    data.mkdir()
-    # a user past their first session (tests/hooks/test_first_session.py covers the first)
-    (data / "first-session-told").touch()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("AGD_MEMORY_HOME", str(home))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))

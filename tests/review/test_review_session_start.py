@@ -15,6 +15,9 @@ LAUNCHER = Path(__file__).resolve().parents[2] / "bin" / "agd-memory"
 
 
 def session_start(cwd: Path) -> dict:
+    data = Path(os.environ["CLAUDE_PLUGIN_DATA"])  # past the first session's notice
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "first-session-told").touch()
     payload = {
         "session_id": "s-1",
         "transcript_path": str(cwd / "t.jsonl"),
