@@ -369,7 +369,9 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     """The plugin options (`userConfig`) set for agd-memory, by key. Claude Code exports them
     to hooks and the MCP server (`CLAUDE_PLUGIN_OPTION_<KEY>`, with `CLAUDE_PLUGIN_ROOT`);
     a shell, or a skill's command, has neither, and reads them where Claude Code keeps
-    them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings."""
+    them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings, for
+    the id this copy of the plugin is installed under (`installed_plugin_id`), so a shell
+    gets the values its hooks get; else the first `agd-memory@` id, `@inline` last."""
     keys = [option_key(name) for name in USER_CONFIG]
     if env.get("CLAUDE_PLUGIN_ROOT") or any(k.startswith(OPTION_PREFIX) for k in env):
         found = {key: env.get(OPTION_PREFIX + key.upper()) for key in keys}
@@ -380,9 +382,10 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     configs = (read_json_object(path, "plugin options") or {}).get("pluginConfigs")
     if not isinstance(configs, dict):
         return {}
+    mine = installed_plugin_id(env, PLUGIN_ROOT)
     ids = sorted(
         (k for k in configs if str(k).startswith("agd-memory@")),
-        key=lambda k: (k.endswith("@inline"), k),
+        key=lambda k: (k != mine, k.endswith("@inline"), k),
     )
     for plugin_id in ids:
         entry = configs[plugin_id]
@@ -390,6 +393,33 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
         if isinstance(options, dict):
             return {key: options[key] for key in keys if key in options}
     return {}
+
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[2]
+"""The plugin copy (or checkout) this program runs from."""
+INSTALLED_LIMIT = 4 * 1024 * 1024
+
+
+def installed_plugin_id(env: Mapping[str, str], root: Path) -> str | None:
+    """The id (`agd-memory@<marketplace>`) under which Claude Code installed the plugin copy
+    at `root`, from its record `installed_plugins.json` (in `CLAUDE_CODE_PLUGIN_CACHE_DIR`,
+    else the config folder's `plugins/`): the id whose options its hooks get. None for a
+    copy Claude Code did not install (a checkout) or an unreadable record."""
+    folder = env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or str(claude_dir_from(env) / "plugins")
+    try:
+        with open(Path(folder).expanduser() / "installed_plugins.json", "rb") as fh:
+            data = json.loads(fh.read(INSTALLED_LIMIT))
+        plugins = data.get("plugins") if isinstance(data, dict) else None
+        for plugin_id, entries in (plugins or {}).items():
+            if not str(plugin_id).startswith("agd-memory@"):
+                continue
+            for entry in entries if isinstance(entries, list) else [entries]:
+                where = entry.get("installPath") if isinstance(entry, dict) else None
+                if isinstance(where, str) and os.path.realpath(where) == str(root):
+                    return str(plugin_id)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return None
 
 
 def read_config(path: Path) -> dict[str, object]:
