@@ -367,13 +367,13 @@ def _create_config(path: Path, data: Mapping[str, object]) -> bool:
 
 def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     """The plugin options (`userConfig`) set for agd-memory, by key. Claude Code exports them
-    to hooks and the MCP server (`CLAUDE_PLUGIN_OPTION_<KEY>`, with `CLAUDE_PLUGIN_ROOT`);
-    a shell, or a skill's command, has neither, and reads them where Claude Code keeps
+    to hooks as `CLAUDE_PLUGIN_OPTION_<KEY>`; the MCP server (which has `CLAUDE_PLUGIN_ROOT`
+    but not those), a shell and a skill's command read them where Claude Code keeps
     them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings, for
     the id this copy of the plugin is installed under (`installed_plugin_id`), so a shell
     gets the values its hooks get; else the first `agd-memory@` id, `@inline` last."""
     keys = [option_key(name) for name in USER_CONFIG]
-    if env.get("CLAUDE_PLUGIN_ROOT") or any(k.startswith(OPTION_PREFIX) for k in env):
+    if any(k.startswith(OPTION_PREFIX) for k in env):
         found = {key: env.get(OPTION_PREFIX + key.upper()) for key in keys}
         return {key: value for key, value in found.items() if value is not None}
     path = claude_dir_from(env) / "settings.json"
@@ -382,11 +382,9 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     configs = (read_json_object(path, "plugin options") or {}).get("pluginConfigs")
     if not isinstance(configs, dict):
         return {}
-    mine = installed_plugin_id(env, PLUGIN_ROOT)
-    ids = sorted(
-        (k for k in configs if str(k).startswith("agd-memory@")),
-        key=lambda k: (k != mine, k.endswith("@inline"), k),
-    )
+    ids = [k for k in configs if str(k).startswith("agd-memory@")]
+    mine = installed_plugin_id(env, PLUGIN_ROOT) if len(ids) > 1 else None
+    ids.sort(key=lambda k: (k != mine, k.endswith("@inline"), k))
     for plugin_id in ids:
         entry = configs[plugin_id]
         options = entry.get("options") if isinstance(entry, dict) else None
