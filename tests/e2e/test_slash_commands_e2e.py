@@ -108,3 +108,20 @@ def test_the_first_session_after_an_install_tells_the_commands_once(claude, e2e_
     assert "/agd-memory:install-cli" in said[0]
     again = claude("hello", args=stream)
     assert not [line for line in user_notices(again) if "/agd-memory:" in line], user_notices(again)
+
+
+def test_doctor_shows_its_findings_also_when_something_needs_action(
+    claude, fake_api, e2e_project
+) -> None:
+    broken = e2e_project.write_memory('@x-project desc="unterminated [#half-written]\n')
+    fake_api.script(Reply.text("One file needs action."))
+    run = claude("/agd-memory:doctor")  # exit status 1: the skill must still reach the model
+    assert run.ok, run.diagnose()
+    sent = skill_text(run)
+    assert str(broken) in sent and "error" in sent, sent[-3000:]
+
+    # the review list of a broken memory names the file too, instead of failing the command
+    fake_api.script(Reply.text("The memory file needs a fix first."))
+    run = claude("/agd-memory:review")
+    assert run.ok, run.diagnose()
+    assert "Review the waiting proposals" in skill_text(run), run.diagnose()
