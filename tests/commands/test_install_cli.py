@@ -151,3 +151,18 @@ def test_install_cli_never_replaces_a_file_it_did_not_write(tmp_path) -> None:
         timeout=60,
     )
     assert done.returncode == 0 and (folder / "agd").read_text().endswith("agd\n")
+
+
+def test_a_folder_on_path_behind_another_agd_memory_is_told(tmp_path) -> None:
+    first, folder = tmp_path / "first", tmp_path / "bin"
+    first.mkdir()
+    (first / "agd-memory").write_text("#!/bin/sh\necho old\n", encoding="utf-8")
+    (first / "agd-memory").chmod(0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(first), str(folder), MINIMAL_PATH])}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bin" / "agd-memory"), "install-cli", str(folder)],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"another agd-memory comes first on your PATH: {first / 'agd-memory'}" in done.stdout
+    assert "export PATH" not in done.stdout

@@ -17,6 +17,7 @@ on PATH already.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -165,7 +166,14 @@ def install_cli(argv: list[str]) -> int:
     for target in install(folder):
         print(f"wrote {target}")
     if on_path(folder):
-        print("run `agd-memory --help` in a new shell to start")
+        first = shutil.which("agd-memory")
+        if first and os.path.realpath(first) != os.path.realpath(folder / "agd-memory"):
+            print(
+                f"another agd-memory comes first on your PATH: {first}; remove it or put "
+                f"{folder} before its folder"
+            )
+        else:
+            print("run `agd-memory --help` in a new shell to start")
     else:
         print(
             f"{folder} is not on your PATH; add this line to your shell's profile "
