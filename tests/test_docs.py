@@ -47,9 +47,7 @@ def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one() -> None:
 # A measured figure: a number with a unit of time, size, speed, share or count of files or
 # tokens. Limits and defaults are settings, not measurements: the configuration table and
 # lines that state a limit ("at most", "up to", "past", "limit") are left out.
-FIGURE = re.compile(
-    r"(?<![\w.-])\d[\d,.]*\s?(?:%|ms|µs|MiB|KiB|GB|MB/s|files\b|tokens\b)"
-)
+FIGURE = re.compile(r"(?<![\w.-])\d[\d,.]*\s?(?:%|ms|µs|MiB|KiB|GB|MB/s|files\b|tokens\b)")
 MEASURED_BY = re.compile(
     r"`(?:python3 |bash )?(?:benchmarks/[\w./-]+|scripts/\w+)[^`]*`|benchmarks/README\.md"
 )
@@ -81,3 +79,12 @@ def test_every_figure_in_the_readme_names_the_command_that_measures_it() -> None
     assert unmeasured == [], "figures without the command that measures them:\n\n" + "\n\n".join(
         unmeasured
     )
+
+
+@pytest.mark.parametrize(
+    "skill", sorted(p.parent.name for p in (ROOT / "skills").glob("*/SKILL.md"))
+)
+def test_readme_names_every_slash_command(skill: str) -> None:
+    if skill == "memory":  # the model's own skill, not typed by the user
+        return
+    assert f"`/agd-memory:{skill}" in README, f"/agd-memory:{skill} is not in the README"
