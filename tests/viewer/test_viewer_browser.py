@@ -8,7 +8,6 @@ the views are written to `test-artifacts/viewer/`.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -589,25 +588,16 @@ README_PICTURE = Path(__file__).resolve().parents[2] / "docs" / "viewer.png"
 
 def test_the_readme_picture_shows_the_example_memory(open_page, tmp_path):
     """docs/viewer.png is made here, from the bundled example memory, so it stays true."""
-    from viewer_fixtures import write
-
-    from agd_memory.settings import Settings
+    from viewer_fixtures import make_home, write
 
     examples = Path(__file__).resolve().parents[2] / "examples"
-    root = tmp_path / "home"
-    folder = root / ".claude" / "projects" / "-home-lena-src-harbor" / "memory"
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-lena-src-harbor" / "memory"
     project = write(folder / "memory.agd", (examples / "memory.agd").read_text("utf-8"))
     global_ = write(
-        root / ".claude" / "memory" / "global.agd", (examples / "global.agd").read_text("utf-8")
+        tmp_path / "home" / ".claude" / "memory" / "global.agd",
+        (examples / "global.agd").read_text("utf-8"),
     )
-    env = {
-        "HOME": str(root),
-        "AGD_MEMORY_HOME": str(root),
-        "AGD_MEMORY_FILE": str(project),
-        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
-        "PATH": os.environ.get("PATH", ""),
-    }
-    home = Home(root, project, project, global_, Settings.load(env), env)
+    home = make_home(tmp_path, project, project, global_)
     page, _ = open_page(home)
     page.set_viewport_size({"width": 1200, "height": 720})
     tests = row(page, "project:feedback-tests")
