@@ -166,3 +166,23 @@ def test_a_folder_on_path_behind_another_agd_memory_is_told(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"another agd-memory comes first on your PATH: {first / 'agd-memory'}" in done.stdout
     assert "export PATH" not in done.stdout
+
+
+def test_the_launcher_never_imports_from_the_current_folder(tmp_path) -> None:
+    """A cloned repository is untrusted: a `json.py` or `glob.py` in the folder the user
+    runs `agd-memory` in must not run."""
+    folder, clone = tmp_path / "bin", tmp_path / "clone"
+    clone.mkdir()
+    planted = "open(__file__ + '.ran', 'w').close()\n"
+    for name in ("json.py", "glob.py", "runpy.py", "argparse.py"):
+        (clone / name).write_text(planted, encoding="utf-8")
+    subprocess.run(
+        [sys.executable, str(REPO / "bin" / "agd-memory"), "install-cli", str(folder)],
+        capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    done = subprocess.run(
+        [str(folder / "agd-memory"), "--help"], cwd=clone, capture_output=True, text=True,
+        env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]}, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in clone.iterdir() if p.suffix == ".ran") == []

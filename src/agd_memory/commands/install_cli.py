@@ -31,7 +31,10 @@ PLUGIN_ROOT = Path(__file__).resolve().parents[3]
 
 # The launcher is POSIX sh around one Python start: the sh part finds an interpreter
 # >= 3.10 (the one `install-cli` ran under first, then the usual names), the Python part
-# finds the plugin and replaces itself with the plugin's own `bin/<name>`.
+# finds the plugin and runs the plugin's own `bin/<name>` in the same process (`-I`: the
+# current folder, which may be a cloned repository, is never on `sys.path`). It reads
+# `installed_plugins.json` itself, as `settings.installed_plugin_id` does: it runs before
+# the package is found, so it cannot import it.
 _LOCATE = r"""
 import glob, json, os, sys
 fallback, name = sys.argv[1], sys.argv[2]
@@ -66,7 +69,9 @@ if root is None:
         "launcher with `rm %s`\n" % (name, plugins, sys.argv[3]))
     sys.exit(127)
 target = os.path.join(root, "bin", name)
-os.execv(sys.executable, [sys.executable, target] + sys.argv[4:])
+sys.argv = [target] + sys.argv[4:]
+import runpy
+runpy.run_path(target, run_name="__main__")
 """
 
 
@@ -79,7 +84,7 @@ locate={_quote(_LOCATE)}
 for py in {_quote(python)} python3 python3.13 python3.12 python3.11 python3.10 python; do
   command -v "$py" >/dev/null 2>&1 || continue
   "$py" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || continue
-  exec "$py" -c "$locate" {_quote(str(fallback))} {name} "$0" "$@"
+  exec "$py" -I -c "$locate" {_quote(str(fallback))} {name} "$0" "$@"
 done
 echo "{name}: no Python 3.10 or newer on PATH; install one, then run {name} again" >&2
 exit 127
