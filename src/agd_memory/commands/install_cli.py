@@ -29,14 +29,18 @@ MARKER = "# agd-memory launcher, written by `agd-memory install-cli`"
 PLUGIN_ROOT = Path(__file__).resolve().parents[3]
 """The plugin folder (or checkout) this program runs from: the launchers' last resort."""
 
-# The launcher is POSIX sh around one Python start: the sh part finds an interpreter
-# >= 3.10 (the one `install-cli` ran under first, then the usual names), the Python part
+# The launcher is POSIX sh around one Python start: the sh part tries the interpreter
+# `install-cli` ran under, then the usual names, until one is >= 3.10 (an older one exits
+# 97 at once, as in hooks/run), the Python part
 # finds the plugin and runs the plugin's own `bin/<name>` in the same process (`-I`: the
 # current folder, which may be a cloned repository, is never on `sys.path`). It reads
 # `installed_plugins.json` itself, as `settings.installed_plugin_id` does: it runs before
 # the package is found, so it cannot import it.
 _LOCATE = r"""
-import glob, json, os, sys
+import sys
+if sys.version_info < (3, 10):
+    sys.exit(97)
+import glob, json, os
 fallback, name = sys.argv[1], sys.argv[2]
 env = os.environ
 config = env.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
@@ -83,8 +87,9 @@ def launcher_text(name: str, fallback: Path, python: str) -> str:
 locate={_quote(_LOCATE)}
 for py in {_quote(python)} python3 python3.13 python3.12 python3.11 python3.10 python; do
   command -v "$py" >/dev/null 2>&1 || continue
-  "$py" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || continue
-  exec "$py" -I -c "$locate" {_quote(str(fallback))} {name} "$0" "$@"
+  "$py" -I -c "$locate" {_quote(str(fallback))} {name} "$0" "$@"
+  status=$?
+  [ "$status" -eq 97 ] || exit "$status"
 done
 echo "{name}: no Python 3.10 or newer on PATH; install one, then run {name} again" >&2
 exit 127
