@@ -27,6 +27,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "rename": ("agd_memory.commands.store:rename", "rename a block and rewrite every reference"),
     "where": ("agd_memory.commands.store:where", "print the resolved memory files and why"),
     "search": ("agd_memory.commands.recall:search", "ranked search over every layer"),
+    "history": ("agd_memory.commands.history:history", "list, import and forget the session history"),
     "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
     "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
     "config": ("agd_memory.commands.config:config", "show or change recall settings"),

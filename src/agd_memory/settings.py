@@ -104,6 +104,10 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_KEYS_EVERY_S", "distill_keys_every_s", float, 600.0, "entries saved without search keys (MCP or CLI save, a hand edit, a merge) get them from a background run, at most this often per memory file, seconds (0: only after distilled sessions)"),
     Variable("AGD_DISTILL_TEAM", "distill_team", bool, True, "the distiller proposes project facts a teammate needs for the team layer, when the repository has one (0: everything stays private)"),
     Variable("AGD_DISTILL_REVIEW", "distill_review", bool, None, "review mode: proposals, keys and consolidation plans wait in `agd-memory review` instead of being written (default: on for the team layer only)"),
+    # Session history (history/)
+    Variable("AGD_HISTORY_DISABLED", "history_disabled", bool, False, "turn the session history off (no exchange is kept at session end)"),
+    Variable("AGD_HISTORY_MAX_DAYS", "history_max_days", float, 365.0, "sessions older than this many days are dropped from the history (0: no age bound)"),
+    Variable("AGD_HISTORY_MAX_MB", "history_max_mb", float, 200.0, "the history of one project is kept under this many MB, oldest sessions dropped first (0: no bound)"),
     Variable("AGD_CONSOLIDATE_EVERY_DAYS", "consolidate_every_days", float, 7.0, "automatic consolidation at most once per this many days (0: off)"),
     Variable("AGD_CONSOLIDATE_MIN_NEW", "consolidate_min_new", int, 20, "new entries since the last pass that make an automatic one due"),
     Variable("AGD_CONSOLIDATE_CHUNK_TOKENS", "consolidate_chunk_tokens", int, 12000, "entries sent to one consolidation call, tokens"),
@@ -115,6 +119,7 @@ USER_CONFIG: tuple[str, ...] = (
     "AGD_RECALL_LANGS",
     "AGD_DISTILL_DISABLED",
     "AGD_DISTILL_MODEL",
+    "AGD_HISTORY_DISABLED",
 )
 """The switches also offered as plugin options: `userConfig` in `.claude-plugin/plugin.json`
 has one option per name, keyed by the name without `AGD_`, lower case (`recall_langs`)."""

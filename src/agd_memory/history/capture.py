@@ -1,0 +1,82 @@
+"""Writing the history: one transcript at session end, or many on import."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..settings import Settings
+from . import exchanges, files
+
+
+def ingest(
+    settings: Settings, transcript: str | Path, memory: Path, *, keep: bool = True
+) -> tuple[int, int]:
+    """Add one transcript's exchanges to the history beside `memory`, then apply retention.
+    Returns (exchanges added or changed, malformed lines skipped). Raises OSError when
+    the transcript cannot be read."""
+    read = exchanges.read(transcript)
+    folder = files.folder_of(memory)
+    added = files.write(folder, read, today=_today(settings))
+    if added and keep:
+        retain(settings, folder)
+    return added, read.bad_lines
+
+
+def retain(settings: Settings, folder: Path) -> list[str]:
+    return files.retain(
+        folder,
+        max_days=settings.history_max_days,
+        max_bytes=int(settings.history_max_mb * 1024 * 1024),
+        today=_today(settings),
+    )
+
+
+def transcripts(targets: Iterable[Path]) -> list[Path]:
+    """The `.jsonl` files named, or found (not recursively into subagent folders) in folders."""
+    out: list[Path] = []
+    for t in targets:
+        if t.is_dir():
+            out.extend(sorted(p for p in t.glob("*.jsonl") if p.is_file()))
+        else:
+            out.append(t)
+    return out
+
+
+def import_all(
+    settings: Settings,
+    targets: Iterable[Path],
+    memory: Path,
+    *,
+    say: Callable[[str], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, int, int]:
+    """Import every transcript: (sessions changed, exchanges added, files skipped)."""
+    found = transcripts(targets)
+    sessions = added = skipped = 0
+    for i, path in enumerate(found, 1):
+        try:
+            n, bad = ingest(settings, path, memory, keep=False)
+        except OSError as exc:
+            say(f"skipped {path}: {exc.strerror or exc}")
+            skipped += 1
+            continue
+        if bad:
+            say(f"{path}: {bad} malformed line(s) skipped")
+        sessions += bool(n)
+        added += n
+        if progress is not None:
+            progress(i, len(found))
+    if added:
+        retain(settings, files.folder_of(memory))
+    return sessions, added, skipped
+
+
+def _today(settings: Settings) -> dt.date:
+    if settings.today:
+        try:
+            return dt.date.fromisoformat(settings.today)
+        except ValueError:
+            pass
+    return dt.date.today()
