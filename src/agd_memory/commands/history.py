@@ -11,7 +11,8 @@ from typing import Any
 
 from .. import paths
 from ..errors import UserError
-from ..history import capture, files, search as hsearch
+from ..history import capture, files
+from ..history import search as hsearch
 from ..settings import Settings
 from .args import emit_json, verb_parser
 
@@ -36,7 +37,9 @@ def history(argv: list[str]) -> int:
 
 
 def _list(argv: list[str]) -> int:
-    p = verb_parser("history", "List the sessions kept in this project's history.", "agd-memory history --json")
+    p = verb_parser(
+        "history", "List the sessions kept in this project's history.", "agd-memory history --json"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     args = p.parse_args(argv)
     settings = Settings.load()
@@ -45,7 +48,13 @@ def _list(argv: list[str]) -> int:
     if args.json:
         emit_json(
             [
-                {"session": s.session, "first": s.first, "last": s.last, "exchanges": s.exchanges, "bytes": s.size}
+                {
+                    "session": s.session,
+                    "first": s.first,
+                    "last": s.last,
+                    "exchanges": s.exchanges,
+                    "bytes": s.size,
+                }
                 for s in found
             ]
         )
@@ -54,7 +63,9 @@ def _list(argv: list[str]) -> int:
         print(f"no session history in {where} (`agd-memory history import` adds past sessions)")
         return 0
     for s in found:
-        print(f"{(s.first or '?')[:16].replace('T', ' ')}  {s.exchanges:4d} exchanges  {_size(s.size):>8}  {s.session}")
+        print(
+            f"{(s.first or '?')[:16].replace('T', ' ')}  {s.exchanges:4d} exchanges  {_size(s.size):>8}  {s.session}"
+        )
     total = sum(s.size for s in found)
     print(f"{len(found)} sessions, {_size(total)} in {where}")
     return 0
@@ -76,7 +87,9 @@ def _import(argv: list[str]) -> int:
         targets = [paths.projects_dir(settings) / paths.claude_folder_name(os.path.abspath(cwd))]
     for t in targets:
         if not t.exists():
-            raise UserError(f"{t}: no such transcript or folder; name a .jsonl file or a folder of them")
+            raise UserError(
+                f"{t}: no such transcript or folder; name a .jsonl file or a folder of them"
+            )
     tty = sys.stderr.isatty()
 
     def progress(i: int, n: int) -> None:
@@ -92,7 +105,10 @@ def _import(argv: list[str]) -> int:
         settings, targets, layers.project.path, say=say, progress=progress
     )
     where = files.folder_of(layers.project.path)
-    print(f"{added} exchanges from {sessions} sessions added to {where}" + (f" ({skipped} files skipped)" if skipped else ""))
+    print(
+        f"{added} exchanges from {sessions} sessions added to {where}"
+        + (f" ({skipped} files skipped)" if skipped else "")
+    )
     return 0
 
 
@@ -103,11 +119,15 @@ def _forget(argv: list[str]) -> int:
         "agd-memory history forget --before 2026-01-01",
     )
     p.add_argument("sessions", nargs="*", metavar="SESSION")
-    p.add_argument("--before", metavar="DATE", help="sessions whose last exchange is before DATE (YYYY-MM-DD)")
+    p.add_argument(
+        "--before", metavar="DATE", help="sessions whose last exchange is before DATE (YYYY-MM-DD)"
+    )
     p.add_argument("--all", action="store_true", help="every session")
     args = p.parse_args(argv)
     if bool(args.sessions) + bool(args.before) + bool(args.all) != 1:
-        raise UserError("history forget: name SESSION ids, or --before DATE, or --all (one of them)")
+        raise UserError(
+            "history forget: name SESSION ids, or --before DATE, or --all (one of them)"
+        )
     if args.before:
         try:
             dt.date.fromisoformat(args.before)
@@ -119,7 +139,10 @@ def _forget(argv: list[str]) -> int:
     missing = [s for s in args.sessions if files.safe_session(s) not in removed]
     print(f"{len(removed)} sessions removed from {where}")
     if missing:
-        print(f"agd-memory: not in the history: {', '.join(missing)} (see `agd-memory history`)", file=sys.stderr)
+        print(
+            f"agd-memory: not in the history: {', '.join(missing)} (see `agd-memory history`)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -155,7 +178,9 @@ def search(query: str, limit: int, as_json: bool) -> int:
         return 0
     for h in hits:
         e = h.exchange
-        print(f"#{h.id}  [history, session {e.session}, {e.at or 'no date'}, exchange {e.n}]  {h.score:.2f}")
+        print(
+            f"#{h.id}  [history, session {e.session}, {e.at or 'no date'}, exchange {e.n}]  {h.score:.2f}"
+        )
         print("    " + " ".join(e.text.split())[:200])
     return 0
 
@@ -172,6 +197,14 @@ def around(settings: Settings, block: str, context: int) -> list[dict[str, Any]]
     out = []
     for e in files.read_file(path):
         if abs(e.n - n) <= max(context, 0):
-            out.append({"id": files.block_id(e.session, e.n), "layer": "history", "session": e.session,
-                        "n": e.n, "at": e.at, "text": e.text})
+            out.append(
+                {
+                    "id": files.block_id(e.session, e.n),
+                    "layer": "history",
+                    "session": e.session,
+                    "n": e.n,
+                    "at": e.at,
+                    "text": e.text,
+                }
+            )
     return out if any(d["n"] == n for d in out) else []

@@ -184,7 +184,12 @@ def _get_history(args: argparse.Namespace) -> int:
     settings = Settings.load()
     found = {i: history.around(settings, i, args.context) for i in args.ids}
     if args.json:
-        emit_json({"entries": [d for i in args.ids for d in found[i]], "missing": [i for i in args.ids if not found[i]]})
+        emit_json(
+            {
+                "entries": [d for i in args.ids for d in found[i]],
+                "missing": [i for i in args.ids if not found[i]],
+            }
+        )
     else:
         for i in args.ids:
             for d in found[i]:

@@ -10,6 +10,7 @@ private (0600).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
@@ -138,7 +139,9 @@ def write(folder: Path, read: Read, *, today: dt.date | None = None) -> int:
             return 0
         if path is None:
             first = read.exchanges[0].at
-            month = first[:7] if MONTH.match(first[:7]) else (today or dt.date.today()).isoformat()[:7]
+            month = (
+                first[:7] if MONTH.match(first[:7]) else (today or dt.date.today()).isoformat()[:7]
+            )
             path = folder / month / (safe_session(read.session) + ".agd")
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         doc = Document([to_block(merged[n]) for n in sorted(merged)])
@@ -173,7 +176,9 @@ def stats(folder: Path) -> list[Session]:
             st = path.stat()
         except OSError:
             continue
-        when = dt.datetime.fromtimestamp(st.st_mtime, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = dt.datetime.fromtimestamp(st.st_mtime, dt.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
         out.append(Session(path.stem, path, when, when, 0, st.st_size))
     return out
 
@@ -197,7 +202,9 @@ def forget(folder: Path, ids: list[str] | None = None, *, before: str | None = N
     return removed
 
 
-def retain(folder: Path, *, max_days: float, max_bytes: int, today: dt.date | None = None) -> list[str]:
+def retain(
+    folder: Path, *, max_days: float, max_bytes: int, today: dt.date | None = None
+) -> list[str]:
     """Drop sessions older than `max_days` (by their last exchange), then the oldest until
     the total is at most `max_bytes` (0 turns a bound off). Returns the sessions dropped."""
     all_ = stats(folder)
@@ -217,7 +224,5 @@ def retain(folder: Path, *, max_days: float, max_bytes: int, today: dt.date | No
 
 
 def _drop_empty(month: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         month.rmdir()
-    except OSError:
-        pass

@@ -10,7 +10,6 @@ never under the history lock (a lost race rebuilds the same data).
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -81,7 +80,11 @@ def load(folder: Path, settings: Settings) -> Index:
 
     sig = repr(engine.analyzer_for([], settings).signature)
     cached = _read(folder / NAME)
-    known = cached.get("files", {}) if cached.get("version") == VERSION and cached.get("sig") == sig else {}
+    known = (
+        cached.get("files", {})
+        if cached.get("version") == VERSION and cached.get("sig") == sig
+        else {}
+    )
     fresh: dict[str, list] = {}
     changed = False
     idx = Index(folder)
@@ -92,14 +95,20 @@ def load(folder: Path, settings: Settings) -> Index:
         except OSError:
             continue
         entry = known.get(rel)
-        if not (isinstance(entry, list) and len(entry) == 3 and entry[:2] == [st.st_size, st.st_mtime_ns]):
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 3
+            and entry[:2] == [st.st_size, st.st_mtime_ns]
+        ):
             entry = [st.st_size, st.st_mtime_ns, _rows(path, settings)]
             changed = True
         fresh[rel] = entry
         idx.add(path.stem, path, entry[2])
     if changed or set(fresh) != set(known):
         try:
-            text = json.dumps({"version": VERSION, "sig": sig, "files": fresh}, separators=(",", ":"))
+            text = json.dumps(
+                {"version": VERSION, "sig": sig, "files": fresh}, separators=(",", ":")
+            )
             write_atomic(folder / NAME, text, mode=files.MODE)
         except OSError:
             pass  # a read-only folder: search still works, the next one rebuilds

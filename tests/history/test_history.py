@@ -1,0 +1,233 @@
+"""The session history: format round trip, hygiene, redaction, idempotence, retention, forget,
+and the commands a user runs (`history import`, `search --scope history`, `get --context`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from agd_memory import secrets
+from agd_memory.history import capture, exchanges, files, search
+from agd_memory.settings import Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "store"))
+from secrets_corpus import load  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rec(role: str, content, t: str = "2026-11-02T10:00:00.000Z", **extra) -> dict:
+    return {
+        "type": role,
+        "sessionId": "s-1",
+        "timestamp": t,
+        "message": {"role": role, "content": content},
+        **extra,
+    }
+
+
+def write_jsonl(path: Path, records: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+SESSION = [
+    {"type": "summary", "summary": "earlier"},
+    rec(
+        "user",
+        "why did the migration fail? <system-reminder>#db-choice injected memory</system-reminder>",
+        uuid="u1",
+    ),
+    rec(
+        "assistant",
+        [
+            {"type": "text", "text": "Running it."},
+            {"type": "tool_use", "name": "Bash", "input": {"command": "alembic upgrade head"}},
+        ],
+    ),
+    rec("user", [{"type": "tool_result", "content": "TOOL OUTPUT psycopg2 DuplicateColumn"}]),
+    rec("assistant", [{"type": "text", "text": "The error: DuplicateColumn owner_id."}]),
+    rec("user", "caveat text", isMeta=True),
+    rec("user", "subagent words", isSidechain=True),
+    "{not json",
+    rec("user", "switch the database to WAL", t="2026-11-03T09:00:00Z", uuid="u2"),
+    rec(
+        "assistant", [{"type": "text", "text": "Done: journal_mode=WAL."}], t="2026-11-03T09:00:05Z"
+    ),
+]
+
+
+@pytest.fixture
+def cfg(tmp_path) -> Settings:
+    return Settings.load(
+        {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "AGD_MEMORY_TODAY": "2026-12-01"}
+    )
+
+
+def test_exchanges_keep_words_and_tool_calls_but_no_output_or_injected_text(tmp_path):
+    read = exchanges.read(write_jsonl(tmp_path / "t.jsonl", SESSION))
+    assert [e.n for e in read.exchanges] == [1, 2] and read.bad_lines == 1
+    first = read.exchanges[0]
+    assert first.session == "s-1" and first.at == "2026-11-02T10:00:00Z"
+    assert "tool: Bash command=alembic upgrade head" in first.text
+    assert "DuplicateColumn owner_id" in first.text
+    for gone in ("TOOL OUTPUT", "injected memory", "caveat text", "subagent words", "earlier"):
+        assert gone not in first.text + read.exchanges[1].text
+
+
+def test_idempotent_and_a_resumed_transcript_only_adds(tmp_path, cfg):
+    memory = tmp_path / "mem" / "memory.agd"
+    t = write_jsonl(tmp_path / "t.jsonl", SESSION[:5])
+    assert capture.ingest(cfg, t, memory)[0] == 1
+    folder = files.folder_of(memory)
+    before = files.session_files(folder)[0].read_bytes()
+    assert capture.ingest(cfg, t, memory)[0] == 0  # ended twice
+    assert files.session_files(folder)[0].read_bytes() == before
+    write_jsonl(t, SESSION)  # resumed: the same file grew
+    assert capture.ingest(cfg, t, memory)[0] == 1
+    assert [e.n for e in files.read_file(files.session_files(folder)[0])] == [1, 2]
+    assert os.stat(files.session_files(folder)[0]).st_mode & 0o077 == 0
+
+
+def test_a_session_with_no_exchange_writes_nothing(tmp_path, cfg):
+    memory = tmp_path / "mem" / "memory.agd"
+    t = write_jsonl(tmp_path / "t.jsonl", [{"type": "summary"}, rec("user", "x", isMeta=True)])
+    assert capture.ingest(cfg, t, memory) == (0, 0)
+    assert not files.folder_of(memory).exists()
+
+
+body = st.lists(
+    st.one_of(
+        st.sampled_from(["~~~", "~~~~", "@p x", "@x-exchange n=1", "", "```", " @h1 y"]),
+        st.text(max_size=30),
+    ),
+    max_size=8,
+).map("\n".join)
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(body)
+def test_any_body_round_trips(tmp_path_factory, text):
+    folder = tmp_path_factory.mktemp("h")
+    e = exchanges.Exchange("s-1", 1, "2026-11-02T10:00:00Z", text, "u1")
+    files.write(folder, exchanges.Read("s-1", [e], 0))
+    assert files.read_file(files.session_files(folder)[0]) == [e]
+
+
+def test_a_1mb_reply_is_truncated_with_a_marker(tmp_path):
+    big = "x" * 1_000_000
+    read = exchanges.read(
+        write_jsonl(
+            tmp_path / "t.jsonl",
+            [rec("user", "go"), rec("assistant", [{"type": "text", "text": big}])],
+        )
+    )
+    text = read.exchanges[0].text
+    assert len(text) < exchanges.PART_CHARS + 200 and "truncated: 1,000,000 characters" in text
+
+
+@pytest.mark.parametrize("entry", load("secrets.txt"), ids=lambda e: e.title)
+def test_every_secret_shape_is_redacted_before_writing(tmp_path, entry):
+    if not secrets.find(entry.text):
+        pytest.skip("the detector does not flag this entry on its own")
+    folder = tmp_path / "h"
+    t = write_jsonl(
+        tmp_path / "t.jsonl",
+        [rec("user", "here:\n" + entry.text), rec("assistant", [{"type": "text", "text": "ok"}])],
+    )
+    files.write(folder, exchanges.read(t))
+    kept = files.session_files(folder)[0].read_text()
+    assert not secrets.find(kept), entry.title
+
+
+def test_retention_drops_old_then_largest_total_oldest_first(tmp_path):
+    folder = tmp_path / "h"
+    for i, day in enumerate(["2025-01-01", "2026-10-01", "2026-11-01", "2026-11-20"]):
+        e = exchanges.Exchange(f"s{i}", 1, f"{day}T00:00:00Z", "words " * 200)
+        files.write(folder, exchanges.Read(f"s{i}", [e], 0))
+    import datetime as dt
+
+    dropped = files.retain(folder, max_days=365, max_bytes=0, today=dt.date(2026, 12, 1))
+    assert dropped == ["s0"]
+    size = files.session_files(folder)[0].stat().st_size
+    dropped = files.retain(folder, max_days=0, max_bytes=2 * size + 10, today=dt.date(2026, 12, 1))
+    assert dropped == ["s1"]
+    assert sorted(s.session for s in files.sessions(folder)) == ["s2", "s3"]
+
+
+def test_forget_by_id_before_and_all(tmp_path):
+    folder = tmp_path / "h"
+    for i, day in enumerate(["2026-01-05", "2026-06-01", "2026-11-01"]):
+        files.write(
+            folder,
+            exchanges.Read(f"s{i}", [exchanges.Exchange(f"s{i}", 1, f"{day}T00:00:00Z", "t")], 0),
+        )
+    assert files.forget(folder, ["s1"]) == ["s1"]
+    assert files.forget(folder, before="2026-02-01") == ["s0"]
+    assert files.forget(folder) == ["s2"] and files.session_files(folder) == []
+
+
+def test_search_ranks_the_answering_exchange_and_the_index_follows_changes(tmp_path, cfg):
+    memory = tmp_path / "mem" / "memory.agd"
+    capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
+    folder = files.folder_of(memory)
+    hits = search.search(folder, "when did we switch to WAL", cfg)
+    assert hits[0].id == "s-1-2" and hits[0].exchange.at.startswith("2026-11-03")
+    assert search.search(folder, "migration DuplicateColumn", cfg)[0].id == "s-1-1"
+    files.forget(folder)
+    assert search.search(folder, "WAL", cfg) == []
+
+
+def cli(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "agd-memory"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_import_search_get_forget_from_the_cli(tmp_path):
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude"),
+        "AGD_MEMORY_PROJECT_CWD": str(tmp_path / "proj"),
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+    }
+    (tmp_path / "proj").mkdir()
+    d = tmp_path / "transcripts"
+    d.mkdir()
+    write_jsonl(d / "a.jsonl", SESSION)
+    (d / "b.jsonl").write_bytes(b"\xff\xfe garbage\n")
+    r = cli(env, "history", "import", str(d))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "2 exchanges from 1 sessions" in r.stdout
+    assert cli(env, "history", "import", str(d)).stdout.startswith("0 exchanges")
+    hits = json.loads(
+        cli(
+            env, "search", "--scope", "history", "--json", "--limit", "5", "exact migration error"
+        ).stdout
+    )
+    assert (
+        hits[0]["layer"] == "history"
+        and hits[0]["session"] == "s-1"
+        and "DuplicateColumn" in hits[0]["text"]
+    )
+    assert hits[0]["at"] == "2026-11-02T10:00:00Z"
+    got = json.loads(
+        cli(env, "get", "--scope", "history", "--context", "1", "--json", hits[0]["id"]).stdout
+    )
+    assert [e["n"] for e in got["entries"]] == [1, 2]
+    assert "1 sessions" in cli(env, "history").stdout
+    assert cli(env, "history", "forget", "--all").returncode == 0
+    assert json.loads(cli(env, "search", "--scope", "history", "--json", "WAL").stdout) == []
