@@ -180,6 +180,9 @@ class Settings:
     distill_keys_every_s: float
     distill_team: bool
     distill_review: bool | None
+    history_disabled: bool
+    history_max_days: float
+    history_max_mb: float
     consolidate_every_days: float
     consolidate_min_new: int
     consolidate_chunk_tokens: int

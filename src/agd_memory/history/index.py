@@ -63,9 +63,14 @@ class Index:
         return self._read[session].get(n)
 
 
-def _rows(path: Path, settings: Settings) -> list:
-    from .search import doc_tokens
+def doc_tokens(e: Exchange, settings: Settings) -> list[str]:
+    from ..recall import engine
 
+    analyzer = engine.analyzer_for([], settings)
+    return analyzer.tokens(f"{e.text}\n{e.at[:10]}")
+
+
+def _rows(path: Path, settings: Settings) -> list:
     rows = []
     for e in files.read_file(path):
         toks = doc_tokens(e, settings)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from ..settings import Settings
 from . import index
 from .exchanges import Exchange
+from .files import block_id
 
 K1 = 1.2
 B = 0.75
@@ -34,13 +35,6 @@ def query_words(query: str, settings: Settings) -> list[str]:
     words = engine.prompt_words(query, analyzer, settings)
     words.extend(analyzer.tokens(query) if not words else [])
     return list(dict.fromkeys(words))
-
-
-def doc_tokens(e: Exchange, settings: Settings) -> list[str]:
-    from ..recall import engine
-
-    analyzer = engine.analyzer_for([], settings)
-    return analyzer.tokens(f"{e.text}\n{e.at[:10]}")
 
 
 def search(folder: Path, query: str, settings: Settings, *, limit: int = 10) -> list[Hit]:
@@ -66,8 +60,6 @@ def search(folder: Path, query: str, settings: Settings, *, limit: int = 10) -> 
     for (session, n), score in best:
         e = idx.exchange(session, n)
         if e is not None:
-            from .files import block_id
-
             hits.append(Hit(e, score, block_id(e.session, e.n)))
         if len(hits) >= limit:
             break
