@@ -256,7 +256,8 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _team_driver(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
-    if not files and not left_out:
+    history = _history_line(settings, payload.cwd)
+    if not files and not left_out and not history:
         debuglog.log(f"hook session-start: no memory for {payload.cwd or os.getcwd()}")
         return None
     text = ""
@@ -271,7 +272,30 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
         autokeys.at_session_start(files, settings)  # entries without keys: one keys run
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
+    if history:
+        text = (text.rstrip("\n") + "\n" if text.strip() else "") + history + "\n"
     return text if text.strip() else None
+
+
+def _history_line(settings: Settings, cwd: str) -> str:
+    """One factual line saying the session history exists, how far back, and what finds it."""
+    try:
+        from ..history import layout
+        from ..toc import TOOL_PREFIX
+
+        found = layout.summary(layout.folder_of(layers_of(settings, cwd).project.path))
+    except Exception as exc:  # fail open: the TOC still goes out
+        debuglog.log(f"hook session-start: history check failed: {type(exc).__name__}: {exc}")
+        return ""
+    if found is None:
+        return ""
+    n, oldest = found
+    return (
+        f"Session history: the exchanges of {n} past session{'s' if n != 1 else ''} of this "
+        f"project since {oldest} are kept; {TOOL_PREFIX}agd_memory_search with "
+        'scope="history" finds what happened and when, exact errors, numbers and commands '
+        "that memory does not hold."
+    )
 
 
 def _team_driver(settings: Settings, cwd: str) -> None:

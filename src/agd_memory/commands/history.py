@@ -187,24 +187,14 @@ def search(query: str, limit: int, as_json: bool) -> int:
 
 def around(settings: Settings, block: str, context: int) -> list[dict[str, Any]]:
     """The exchange `block` (`<session>-<n>`) and `context` exchanges either side."""
-    parts = files.split_id(block)
-    if parts is None:
-        return []
-    session, n = parts
-    path = files.find_session(folder(settings), session)
-    if path is None:
-        return []
-    out = []
-    for e in files.read_file(path):
-        if abs(e.n - n) <= max(context, 0):
-            out.append(
-                {
-                    "id": files.block_id(e.session, e.n),
-                    "layer": "history",
-                    "session": e.session,
-                    "n": e.n,
-                    "at": e.at,
-                    "text": e.text,
-                }
-            )
-    return out if any(d["n"] == n for d in out) else []
+    return [
+        {
+            "id": files.block_id(e.session, e.n),
+            "layer": "history",
+            "session": e.session,
+            "n": e.n,
+            "at": e.at,
+            "text": e.text,
+        }
+        for e in files.neighbours(folder(settings), block, context)
+    ]

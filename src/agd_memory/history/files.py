@@ -1,4 +1,4 @@
-"""The history on disk: one AGD file per session, in one folder per month.
+"""The history on disk (`layout` says where): one AGD file per session, in one folder per month.
 
 `<memory folder>/history/<YYYY-MM>/<session>.agd` holds one `@x-exchange` block per
 exchange, its text fenced (so fences and `@` lines round-trip), its attributes the
@@ -25,13 +25,15 @@ from agd.parser import parse
 from agd.serializer import serialize
 
 from .exchanges import Exchange, Read
+from .layout import MONTH, folder_of
+
+__all__ = ["folder_of"]  # re-exported: callers find the folder where they find the files
 
 KIND = "x-exchange"
 FILE_LIMIT = 64 * 1024 * 1024
 """Bytes of one session file read at most."""
 MODE = 0o600
 SAFE = re.compile(r"[^A-Za-z0-9_-]")
-MONTH = re.compile(r"^\d{4}-\d{2}$")
 
 
 class Session(NamedTuple):
@@ -42,11 +44,6 @@ class Session(NamedTuple):
     last: str
     exchanges: int
     size: int
-
-
-def folder_of(memory: Path) -> Path:
-    """The history folder of a project memory file: beside it."""
-    return Path(memory).parent / "history"
 
 
 def safe_session(session: str) -> str:
@@ -122,6 +119,18 @@ def find_session(folder: Path, session: str) -> Path | None:
         if (month / name).is_file():
             return month / name
     return None
+
+
+def neighbours(folder: Path, block: str, context: int) -> list[Exchange]:
+    """The exchange `block` (`<session>-<n>`) and up to `context` exchanges either side,
+    in order; [] when there is no such exchange."""
+    parts = split_id(block)
+    path = find_session(folder, parts[0]) if parts else None
+    if parts is None or path is None:
+        return []
+    n = parts[1]
+    found = [e for e in read_file(path) if abs(e.n - n) <= max(context, 0)]
+    return found if any(e.n == n for e in found) else []
 
 
 def write(folder: Path, read: Read, *, today: dt.date | None = None) -> int:
