@@ -125,3 +125,37 @@ def test_doctor_shows_its_findings_also_when_something_needs_action(
     run = claude("/agd-memory:review")
     assert run.ok, run.diagnose()
     assert "Review the waiting proposals" in skill_text(run), run.diagnose()
+
+
+def test_history_finds_what_an_earlier_session_said(claude, fake_api, e2e_project, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from e2e_harness import base_env
+
+    def said(role: str, text: str, t: str) -> str:
+        message = {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}
+        return json.dumps({"type": role, "sessionId": "s-old", "timestamp": t, "message": message})
+
+    transcript = tmp_path / "old-session.jsonl"
+    transcript.write_text(
+        said("user", "why did the nightly export stop on app-1?", "2026-11-02T10:00:00.000Z") + "\n"
+        + said("assistant", "The cron entry was removed when the export moved to the RQ queue.",
+               "2026-11-02T10:00:05.000Z") + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    env = {**base_env(e2e_project, fake_api.url), "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agd_memory.cli", "history", "import", str(transcript)],
+        cwd=e2e_project.project, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and "1 sessions" in done.stdout, done.stdout + done.stderr
+
+    fake_api.script(
+        Reply.tool_use("Bash", {"command": f'{LAUNCHER} search --scope history "nightly export"'}),
+        Reply.text("Found it."),
+    )
+    run = claude("/agd-memory:history nightly export")
+    assert run.ok and not run.result.get("permission_denials"), run.diagnose()
+    result = "\n".join(run.conversation[-1].tool_results())
+    assert "s-old" in result and "nightly export" in result, result

@@ -3,10 +3,11 @@
 Claude Code puts a plugin's `bin/` on the PATH of its Bash tool only, and the plugin's
 folder changes on every update (`~/.claude/plugins/cache/<marketplace>/agd-memory/<version>/`).
 So `install-cli` writes two small launchers, `agd-memory` and `agd`, into `~/.local/bin`
-(or DIR) that look the plugin up each time they run: Claude Code's record of installed
+(or DIR) that look the plugin up each time they run: a checkout `install-cli` ran from
+while it exists (a developer's `--plugin-dir`), else Claude Code's record of installed
 plugins (`installed_plugins.json` under `CLAUDE_CODE_PLUGIN_CACHE_DIR`, else the config
-folder's `plugins/`; `CLAUDE_CONFIG_DIR`, else `~/.claude`), then the newest copy in the
-plugin cache, then the folder `install-cli` ran from. A launcher carries a marker line,
+folder's `plugins/`; `CLAUDE_CONFIG_DIR`, else `~/.claude`), else the newest copy in the
+plugin cache, else the cached copy `install-cli` ran from if it is still there. A launcher carries a marker line,
 and `uninstall-cli` removes only files that carry it.
 
 A user of another MCP client installs the package as a Python tool instead
