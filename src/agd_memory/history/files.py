@@ -63,6 +63,11 @@ def split_id(block: str) -> tuple[str, int] | None:
     return (head, int(tail)) if sep and head and tail.isdigit() else None
 
 
+def normal(text: str) -> str:
+    """The text as a file keeps it: line ends are LF (the format reads CR as one)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def to_block(e: Exchange) -> Block:
     attrs: dict = {"session": safe_session(e.session), "n": e.n}
     if e.at:
@@ -142,7 +147,7 @@ def write(folder: Path, read: Read, *, today: dt.date | None = None) -> int:
         path = find_session(folder, read.session)
         old = {e.n: e for e in read_file(path)} if path else {}
         merged = dict(old)
-        merged.update({e.n: e for e in read.exchanges})
+        merged.update({e.n: e._replace(text=normal(e.text)) for e in read.exchanges})
         changed = sum(1 for n, e in merged.items() if old.get(n) != e)
         if not changed:
             return 0

@@ -1,28 +1,25 @@
 """The derived search index of the history: token counts per exchange, verified per file.
 
-`history/.index.json` keeps, for each session file, its size and mtime and the token
-counts of its exchanges. A load re-reads only the files whose size or mtime changed
-(or that are new) and drops the entries of files that are gone; the AGD files stay
-the source of truth, so deleting the index only costs one rebuild. Written atomically,
-never under the history lock (a lost race rebuilds the same data).
+The one disk cache (`diskcache`: bounded, CRC-checked, atomic; in the history folder's
+`.cache/`) holds, for each session file, its size and mtime and the token counts of its
+exchanges. A load re-reads only the files whose size or mtime changed (or that are new)
+and drops the files that are gone; the AGD files stay the source of truth, so a lost
+or corrupt cache only costs a rebuild. A long-lived process (the MCP server, the
+viewer) keeps the loaded index while no session file changed.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from agd.atomic import write_atomic
-
+from .. import diskcache
 from ..settings import Settings
 from . import files
 from .exchanges import Exchange
 
-NAME = ".index.json"
-VERSION = 1
-READ_LIMIT = 1024 * 1024 * 1024
-"""Bytes of the index read at most (a larger one is rebuilt from the session files)."""
+KIND = "history-index"
+VERSION = 2
 
 
 class Index:
@@ -64,6 +61,8 @@ class Index:
 
 
 def doc_tokens(e: Exchange, settings: Settings) -> list[str]:
+    """The index tokens of an exchange: its text and its date (`2026-12-05` also reads as
+    `december`)."""
     from ..recall import engine
 
     analyzer = engine.analyzer_for([], settings)
@@ -78,52 +77,46 @@ def _rows(path: Path, settings: Settings) -> list:
     return rows
 
 
+_LOADED: dict[str, tuple[tuple, Index]] = {}
+
+
+def _stamps(folder: Path) -> tuple:
+    out = []
+    for path in files.session_files(folder):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append((f"{path.parent.name}/{path.name}", str(path), st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def load(folder: Path, settings: Settings) -> Index:
     """The index of every session file under `folder`, brought up to date (and saved when
     anything changed)."""
     from ..recall import engine
 
     sig = repr(engine.analyzer_for([], settings).signature)
-    cached = _read(folder / NAME)
-    known = (
-        cached.get("files", {})
-        if cached.get("version") == VERSION and cached.get("sig") == sig
-        else {}
-    )
+    stamps = _stamps(folder)
+    held = _LOADED.get(str(folder))
+    if held is not None and held[0] == (sig, stamps):
+        return held[1]
+    cache = folder / ".cache"
+    cached = diskcache.read(cache, KIND, "index", (VERSION, sig))
+    known = cached if isinstance(cached, dict) else {}
     fresh: dict[str, list] = {}
     changed = False
     idx = Index(folder)
-    for path in files.session_files(folder):
-        rel = f"{path.parent.name}/{path.name}"
-        try:
-            st = path.stat()
-        except OSError:
-            continue
+    for rel, where, size, mtime in stamps:
+        path = Path(where)
         entry = known.get(rel)
-        if not (
-            isinstance(entry, list)
-            and len(entry) == 3
-            and entry[:2] == [st.st_size, st.st_mtime_ns]
-        ):
-            entry = [st.st_size, st.st_mtime_ns, _rows(path, settings)]
+        if not (isinstance(entry, list) and len(entry) == 3 and entry[:2] == [size, mtime]):
+            entry = [size, mtime, _rows(path, settings)]
             changed = True
         fresh[rel] = entry
         idx.add(path.stem, path, entry[2])
     if changed or set(fresh) != set(known):
-        try:
-            text = json.dumps(
-                {"version": VERSION, "sig": sig, "files": fresh}, separators=(",", ":")
-            )
-            write_atomic(folder / NAME, text, mode=files.MODE)
-        except OSError:
-            pass  # a read-only folder: search still works, the next one rebuilds
+        diskcache.write(cache, KIND, "index", (VERSION, sig), fresh)
+    _LOADED.clear()  # one project per process in practice: hold one index
+    _LOADED[str(folder)] = ((sig, stamps), idx)
     return idx
-
-
-def _read(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            data = json.loads(fh.read(READ_LIMIT))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
