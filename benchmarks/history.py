@@ -216,7 +216,7 @@ def measure(n: int, runs: int) -> dict:
             len(e.text.encode()) for f in files.session_files(folder) for e in files.read_file(f)
         )
         disk_files = sum(f.stat().st_size for f in files.session_files(folder))
-        disk_index = sum(p.stat().st_size for p in folder.rglob(".index*") if p.is_file())
+        disk_index = sum(p.stat().st_size for p in (folder / ".cache").glob("*") if p.is_file())
         med = statistics.median
         return {
             "sessions": n,
