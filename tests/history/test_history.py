@@ -231,3 +231,25 @@ def test_import_search_get_forget_from_the_cli(tmp_path):
     assert "1 sessions" in cli(env, "history").stdout
     assert cli(env, "history", "forget", "--all").returncode == 0
     assert json.loads(cli(env, "search", "--scope", "history", "--json", "WAL").stdout) == []
+
+
+def test_doctor_reports_the_history_and_a_file_that_does_not_read(tmp_path, cfg):
+    from agd_memory.maintenance import doctor
+
+    memory = tmp_path / "mem" / "memory.agd"
+    capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
+    ctx = doctor.Context(cfg, [("project", memory)], tmp_path, tmp_path / "settings.json")
+    (ok,) = doctor.history(ctx, [])
+    assert ok.level == "ok" and "1 sessions since 2026-11," in ok.message
+    bad = files.folder_of(memory) / "2026-11" / "torn.agd"
+    bad.write_text("not agd\n")
+    found = doctor.history(ctx, [])
+    assert [f.level for f in found] == ["ok", "warn"] and "torn.agd" in found[1].message
+
+
+def test_a_torn_session_file_is_skipped_by_search_not_fatal(tmp_path, cfg):
+    memory = tmp_path / "mem" / "memory.agd"
+    capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
+    folder = files.folder_of(memory)
+    (folder / "2026-11" / "torn.agd").write_text("not agd\n@x-exchange n=1\n~~~\nunclosed\n")
+    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agd.atomic import write_atomic
+from agd.errors import AgdError
 from agd.lock import exclusive
 from agd.model import FENCED, Block, Document
 from agd.parser import parse
@@ -97,7 +98,7 @@ def read_file(path: Path) -> list[Exchange]:
         with open(path, "rb") as fh:
             text = fh.read(FILE_LIMIT).decode("utf-8", "replace")
         blocks = parse(text).blocks
-    except (OSError, ValueError):
+    except (OSError, ValueError, AgdError):
         return []
     found = [e for e in map(from_block, blocks) if e is not None]
     return sorted(found, key=lambda e: e.n)
@@ -195,6 +196,21 @@ def stats(folder: Path) -> list[Session]:
         )
         out.append(Session(path.stem, path, when, when, 0, st.st_size))
     return out
+
+
+def broken(folder: Path) -> list[Path]:
+    """Session files that do not parse as AGD or hold no exchange block (doctor's check)."""
+    bad = []
+    for path in session_files(folder):
+        try:
+            with open(path, "rb") as fh:
+                blocks = parse(fh.read(FILE_LIMIT).decode("utf-8")).blocks
+        except (OSError, ValueError, AgdError):
+            bad.append(path)
+            continue
+        if not any(from_block(b) for b in blocks):
+            bad.append(path)
+    return bad
 
 
 def forget(folder: Path, ids: list[str] | None = None, *, before: str | None = None) -> list[str]:
