@@ -4,7 +4,8 @@
 
 For each N: a synthetic project history is built through the real ingest path (Claude
 Code JSONL transcripts -> `history.capture.ingest`), then measured:
-- ingest of one more session (CPU and wall, median of --runs, each a new session),
+- ingest of one more session (CPU and wall, median of --runs, each a new session: the
+  session file), then the index update the worker runs after it (retention, index),
 - search, cold (a fresh interpreter, `agd-memory search --scope history --json`, minus a
   bare interpreter start) and warm (in process, the index loaded once), median over
   queries; the first search after the ingests (which brings the index up to date) apart,
@@ -108,8 +109,8 @@ def transcript(path: Path, rng: random.Random, sid: str, day: int) -> None:
     lines = []
     for n in range(20):
         ts = f"2026-{1 + day // 28 % 12:02d}-{1 + day % 28:02d}T10:{n:02d}:00Z"
-        ask = " ".join(rng.choices(WORDS, k=25)) + f" error E{rng.randint(1000, 99999)}?"
-        say = " ".join(rng.choices(WORDS, k=120)) + f" PR #{rng.randint(1, 9999)}."
+        ask = " ".join(rng.choices(WORDS, WEIGHTS, k=25)) + f" error E{rng.randint(1000, 99999)}?"
+        say = " ".join(rng.choices(WORDS, WEIGHTS, k=120)) + f" PR #{rng.randint(1, 9999)}."
         lines.append(
             {
                 "type": "user",
@@ -166,18 +167,22 @@ def measure(n: int, runs: int) -> dict:
             capture.ingest(settings, p, memory, keep=False)
             p.unlink()
         folder = files.folder_of(memory)
-        queries = [" ".join(rng.choices(WORDS, k=4)) for _ in range(9)]
+        queries = [" ".join(rng.choices(WORDS, WEIGHTS, k=4)) for _ in range(9)]
         c0, w0 = cpu(), time.perf_counter()
         search.search(folder, queries[0], settings, limit=5)
         first = (cpu() - c0, time.perf_counter() - w0)
-        ingest_cpu, ingest_wall = [], []
+        ingest_cpu, ingest_wall, update_cpu = [], [], []
         for r in range(runs):
             p = tdir / f"new{r}.jsonl"
             transcript(p, rng, f"new{r}", r)
             c0, w0 = cpu(), time.perf_counter()
-            capture.ingest(settings, p, memory)
+            capture.ingest(settings, p, memory, keep=False)
             ingest_cpu.append(cpu() - c0)
             ingest_wall.append(time.perf_counter() - w0)
+            c0 = cpu()
+            capture.retain(settings, folder)
+            capture.refresh(settings, folder)
+            update_cpu.append(cpu() - c0)
         search.search(folder, queries[0], settings, limit=5)  # index up to date again
         warm_cpu, warm_wall = [], []
         for q in queries:
@@ -222,6 +227,7 @@ def measure(n: int, runs: int) -> dict:
             "sessions": n,
             "ingest_cpu_ms": med(ingest_cpu) * 1000,
             "ingest_wall_ms": med(ingest_wall) * 1000,
+            "index_update_cpu_ms": med(update_cpu) * 1000,
             "first_search_cpu_ms": first[0] * 1000,
             "search_warm_cpu_ms": med(warm_cpu) * 1000,
             "search_warm_wall_ms": med(warm_wall) * 1000,

@@ -253,3 +253,57 @@ def test_a_torn_session_file_is_skipped_by_search_not_fatal(tmp_path, cfg):
     folder = files.folder_of(memory)
     (folder / "2026-11" / "torn.agd").write_text("not agd\n@x-exchange n=1\n~~~\nunclosed\n")
     assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+
+
+def test_the_index_is_rebuilt_when_a_shard_is_from_another_generation(tmp_path, cfg):
+    from agd_memory import diskcache
+    from agd_memory.history import index
+
+    memory = tmp_path / "mem" / "memory.agd"
+    capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
+    folder = files.folder_of(memory)
+    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+    idx = index.load(folder, cfg)
+    shard = index.shard_of(search.query_words("WAL", cfg)[0])
+    # a crash between the shard writes and the table write: the shard is a generation ahead
+    diskcache.write(
+        folder / ".cache", index.KIND, f"shard-{shard}", idx.key, {"gen": idx.gen + 1, "post": {}}
+    )
+    index._LOADED.clear()
+    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+
+
+def test_search_follows_new_changed_and_forgotten_sessions(tmp_path, cfg):
+    folder = tmp_path / "h"
+    for i in range(5):
+        files.write(
+            folder,
+            exchanges.Read(
+                f"s{i}",
+                [
+                    exchanges.Exchange(
+                        f"s{i}",
+                        1,
+                        "2026-11-01T00:00:00Z",
+                        ["alpha", "bravo", "charlie", "delta", "echo"][i] + " words",
+                    )
+                ],
+                0,
+            ),
+        )
+    assert [h.id for h in search.search(folder, "delta", cfg)] == ["s3-1"]
+    files.write(
+        folder,
+        exchanges.Read("s3", [exchanges.Exchange("s3", 2, "2026-11-01T00:01:00Z", "zebra")], 0),
+    )
+    assert [h.id for h in search.search(folder, "zebra", cfg)] == ["s3-2"]
+    assert [h.id for h in search.search(folder, "delta", cfg)] == ["s3-1"]  # not twice
+    files.forget(folder, ["s3"])
+    assert search.search(folder, "delta", cfg) == [] and search.search(folder, "zebra", cfg) == []
+    files.write(
+        folder,
+        exchanges.Read(
+            "s9", [exchanges.Exchange("s9", 1, "2026-11-02T00:00:00Z", "bravo again")], 0
+        ),
+    )
+    assert [h.id for h in search.search(folder, "bravo", cfg)][0] in ("s1-1", "s9-1")

@@ -21,7 +21,15 @@ def ingest(
     added = files.write(folder, read, today=_today(settings))
     if added and keep:
         retain(settings, folder)
+        refresh(settings, folder)
     return added, read.bad_lines
+
+
+def refresh(settings: Settings, folder: Path) -> None:
+    """Bring the search index up to date now (the worker and import pay it, not a search)."""
+    from . import index
+
+    index.load(folder, settings)
 
 
 def retain(settings: Settings, folder: Path) -> list[str]:
@@ -70,6 +78,7 @@ def import_all(
             progress(i, len(found))
     if added:
         retain(settings, files.folder_of(memory))
+        refresh(settings, files.folder_of(memory))
     return sessions, added, skipped
 
 

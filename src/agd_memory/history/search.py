@@ -8,8 +8,8 @@ date (`2026-12-05`, which the analyzer also reads as `december`) is indexed with
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,29 +42,32 @@ def search(folder: Path, query: str, settings: Settings, *, limit: int = 10) -> 
     words = query_words(query, settings)
     if not words:
         return []
-    idx = index.load(folder, settings)
+    try:
+        return _ranked(index.load(folder, settings), words, limit)
+    except index.Stale:  # a shard from another generation (a crash mid-write): rebuild once
+        return _ranked(index.load(folder, settings, rebuild=True), words, limit)
+
+
+def _ranked(idx: index.Index, words: list[str], limit: int) -> list[Hit]:
     n_docs = max(idx.docs, 1)
     avg = idx.total_len / n_docs if idx.docs else 1.0
-    scores: Counter[tuple[str, int]] = Counter()
+    scores: dict[int, float] = {}
     for w in words:
         postings = idx.postings(w)
         if not postings:
             continue
         idf = math.log(1 + (n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
-        for key, tf in postings.items():
-            dl = idx.length(key)
-            scores[key] += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
-    best = sorted(scores.items(), key=lambda kv: (-kv[1], idx.at(kv[0])), reverse=False)
-    best.sort(key=lambda kv: (-kv[1], _neg(idx.at(kv[0]))))
+        norm = K1 * (1 - B)
+        per_len = K1 * B / avg
+        for doc, tf in postings.items():
+            add = idf * tf * (K1 + 1) / (tf + norm + per_len * idx.length(doc))
+            scores[doc] = scores.get(doc, 0.0) + add
+    best = heapq.nlargest(limit * 2 + 10, scores.items(), key=lambda kv: (kv[1], idx.at(kv[0])))
     hits: list[Hit] = []
-    for (session, n), score in best:
-        e = idx.exchange(session, n)
+    for doc, score in best:
+        e = idx.exchange(doc)
         if e is not None:
             hits.append(Hit(e, score, block_id(e.session, e.n)))
         if len(hits) >= limit:
             break
     return hits
-
-
-def _neg(at: str) -> tuple[int, ...]:
-    return tuple(-ord(c) for c in at)
