@@ -98,6 +98,9 @@ WORDS = [
     "validator",
     "serializer",
 ]
+# Zipf-distributed vocabulary: the 64 common words first, then 4,000 rarer identifiers.
+WORDS += [f"ident{i:04d}" for i in range(4000)]
+WEIGHTS = [1.0 / (rank + 1) for rank in range(len(WORDS))]
 
 
 def cpu() -> float:
