@@ -180,8 +180,8 @@ def test_search_ranks_the_answering_exchange_and_the_index_follows_changes(tmp_p
     capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
     folder = files.folder_of(memory)
     hits = search.search(folder, "when did we switch to WAL", cfg)
-    assert hits[0].id == "s-1-2" and hits[0].exchange.at.startswith("2026-11-03")
-    assert search.search(folder, "migration DuplicateColumn", cfg)[0].id == "s-1-1"
+    assert hits[0].id == "h-s-1-2" and hits[0].exchange.at.startswith("2026-11-03")
+    assert search.search(folder, "migration DuplicateColumn", cfg)[0].id == "h-s-1-1"
     files.forget(folder)
     assert search.search(folder, "WAL", cfg) == []
 
@@ -252,7 +252,7 @@ def test_a_torn_session_file_is_skipped_by_search_not_fatal(tmp_path, cfg):
     capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
     folder = files.folder_of(memory)
     (folder / "2026-11" / "torn.agd").write_text("not agd\n@x-exchange n=1\n~~~\nunclosed\n")
-    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+    assert search.search(folder, "WAL", cfg)[0].id == "h-s-1-2"
 
 
 def test_the_index_is_rebuilt_when_a_shard_is_from_another_generation(tmp_path, cfg):
@@ -262,7 +262,7 @@ def test_the_index_is_rebuilt_when_a_shard_is_from_another_generation(tmp_path, 
     memory = tmp_path / "mem" / "memory.agd"
     capture.ingest(cfg, write_jsonl(tmp_path / "t.jsonl", SESSION), memory)
     folder = files.folder_of(memory)
-    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+    assert search.search(folder, "WAL", cfg)[0].id == "h-s-1-2"
     idx = index.load(folder, cfg)
     shard = index.shard_of(search.query_words("WAL", cfg)[0])
     # a crash between the shard writes and the table write: the shard is a generation ahead
@@ -270,7 +270,7 @@ def test_the_index_is_rebuilt_when_a_shard_is_from_another_generation(tmp_path, 
         folder / ".cache", index.KIND, f"shard-{shard}", idx.key, {"gen": idx.gen + 1, "post": {}}
     )
     index._LOADED.clear()
-    assert search.search(folder, "WAL", cfg)[0].id == "s-1-2"
+    assert search.search(folder, "WAL", cfg)[0].id == "h-s-1-2"
 
 
 def test_search_follows_new_changed_and_forgotten_sessions(tmp_path, cfg):
@@ -291,13 +291,13 @@ def test_search_follows_new_changed_and_forgotten_sessions(tmp_path, cfg):
                 0,
             ),
         )
-    assert [h.id for h in search.search(folder, "delta", cfg)] == ["s3-1"]
+    assert [h.id for h in search.search(folder, "delta", cfg)] == ["h-s3-1"]
     files.write(
         folder,
         exchanges.Read("s3", [exchanges.Exchange("s3", 2, "2026-11-01T00:01:00Z", "zebra")], 0),
     )
-    assert [h.id for h in search.search(folder, "zebra", cfg)] == ["s3-2"]
-    assert [h.id for h in search.search(folder, "delta", cfg)] == ["s3-1"]  # not twice
+    assert [h.id for h in search.search(folder, "zebra", cfg)] == ["h-s3-2"]
+    assert [h.id for h in search.search(folder, "delta", cfg)] == ["h-s3-1"]  # not twice
     files.forget(folder, ["s3"])
     assert search.search(folder, "delta", cfg) == [] and search.search(folder, "zebra", cfg) == []
     files.write(
@@ -306,4 +306,14 @@ def test_search_follows_new_changed_and_forgotten_sessions(tmp_path, cfg):
             "s9", [exchanges.Exchange("s9", 1, "2026-11-02T00:00:00Z", "bravo again")], 0
         ),
     )
-    assert [h.id for h in search.search(folder, "bravo", cfg)][0] in ("s1-1", "s9-1")
+    assert [h.id for h in search.search(folder, "bravo", cfg)][0] in ("h-s1-1", "h-s9-1")
+
+
+def test_a_uuid_session_starting_with_a_digit_reads_back(tmp_path):
+    folder = tmp_path / "h"
+    sid = "0eb3d15e-bc2f-46ab-a1c0-3822131bda2f"
+    e = exchanges.Exchange(sid, 1, "2026-12-05T06:40:01Z", "user: hi")
+    files.write(folder, exchanges.Read(sid, [e], 0))
+    assert files.read_file(files.session_files(folder)[0]) == [e]
+    assert files.neighbours(folder, files.block_id(sid, 1), 0) == [e]
+    assert not files.broken(folder)

@@ -46,7 +46,9 @@ def test_search_scope_history_names_session_date_position_and_the_text(tmp_path)
     )
     assert not res.is_error, res.text
     first = res.text.split("\n")[1]
-    assert first.startswith("#sess-a-2 (history, session sess-a, 2026-10-01 08:05 UTC, exchange 2)")
+    assert first.startswith(
+        "#h-sess-a-2 (history, session sess-a, 2026-10-01 08:05 UTC, exchange 2)"
+    )
     assert ERROR in res.text
     (plain,) = call_tools(
         m.server(), [("agd_memory_search", {"query": "quux_ledger_v7 constraint"})]
@@ -59,18 +61,18 @@ def test_get_scope_history_returns_the_neighbours(tmp_path):
     m.seed()
     seed_history(m)
     (res,) = call_tools(
-        m.server(), [("agd_memory_get", {"id": "sess-a-2", "scope": "history", "context": 1})]
+        m.server(), [("agd_memory_get", {"id": "h-sess-a-2", "scope": "history", "context": 1})]
     )
     assert not res.is_error
     assert [line.split()[0] for line in res.text.splitlines() if line.startswith("#")] == [
-        "#sess-a-1",
-        "#sess-a-2",
-        "#sess-a-3",
+        "#h-sess-a-1",
+        "#h-sess-a-2",
+        "#h-sess-a-3",
     ]
     (missing,) = call_tools(
-        m.server(), [("agd_memory_get", {"id": "sess-b-1", "scope": "history"})]
+        m.server(), [("agd_memory_get", {"id": "h-sess-b-1", "scope": "history"})]
     )
-    assert missing.is_error and "not in the history: #sess-b-1" in missing.text
+    assert missing.is_error and "not in the history: #h-sess-b-1" in missing.text
 
 
 def test_session_start_says_history_exists_and_how_far_back(tmp_path):

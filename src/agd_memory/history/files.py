@@ -56,11 +56,12 @@ def safe_session(session: str) -> str:
 
 
 def block_id(session: str, n: int) -> str:
-    return f"{safe_session(session)}-{n}"
+    """`h-<session>-<n>`: an AGD id starts with a letter, a session id (a UUID) may not."""
+    return f"h-{safe_session(session)}-{n}"
 
 
 def split_id(block: str) -> tuple[str, int] | None:
-    head, sep, tail = block.lstrip("#").rpartition("-")
+    head, sep, tail = block.lstrip("#").removeprefix("h-").rpartition("-")
     return (head, int(tail)) if sep and head and tail.isdigit() else None
 
 

@@ -439,7 +439,13 @@ def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Fin
             )
         ]
     if pending:
-        return [Finding("info", "automemory", f"{todo}: /agd-memory:setup (in a shell: `agd-memory import claude-memory`)")]
+        return [
+            Finding(
+                "info",
+                "automemory",
+                f"{todo}: /agd-memory:setup (in a shell: `agd-memory import claude-memory`)",
+            )
+        ]
     return [Finding("ok", "automemory", f"Claude Code's auto memory is off ({now.reason})")]
 
 

@@ -205,7 +205,7 @@ HISTORY_HIT_CHARS = 1500
 
 def history_label(e: Exchange) -> str:
     when = e.at.replace("T", " ").removesuffix("Z")[:16] if e.at else "no date"
-    return f"#{e.session}-{e.n} (history, session {e.session}, {when} UTC, exchange {e.n})"
+    return f"#h-{e.session}-{e.n} (history, session {e.session}, {when} UTC, exchange {e.n})"
 
 
 def history_search(query: str, hits: Sequence[tuple[Exchange, float]]) -> str:

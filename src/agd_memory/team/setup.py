@@ -139,7 +139,9 @@ def _create_team_file(path: Path) -> bool:
             return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(real_path(path), scaffold("team"))  # a dangling link gets its target written
+            write_atomic(
+                real_path(path), scaffold("team")
+            )  # a dangling link gets its target written
         except OSError as exc:
             raise MemoryFileError(
                 f"cannot create the team file {path}: {exc.strerror or exc}; check that "

@@ -67,4 +67,3 @@ def recall(
     return engine.ranked_within_budget(
         matches, settings, words, exact_budget="exact-budget" in feats
     )
-
