@@ -6,7 +6,8 @@ folder's `.cache/`:
   mark for the ones whose file changed or went, and the size and mtime of each file
   it indexed;
 - `SHARDS` shard files: for each word whose hash falls in the shard, the exchanges
-  holding it (`array('I')` bytes) and its counts (`array('B')`, capped at 255).
+  holding it (`array('I')` bytes) and its counts (`array('B')`, capped at 255), the
+  shard zlib-compressed.
 A search reads the table and only the shards of its words. When the session files
 differ from the table (a new or grown session, a forget, retention), the changed
 files' exchanges are marked dead and their new text appended; every shard is rewritten
@@ -17,6 +18,7 @@ A long-lived process (the MCP server) keeps what it read while no session file c
 
 from __future__ import annotations
 
+import marshal
 import zlib
 from array import array
 from collections import Counter
@@ -69,7 +71,7 @@ class Index:
             got = diskcache.read(self.folder / ".cache", KIND, f"shard-{i}", self.key)
             if not (isinstance(got, dict) and got.get("gen") == self.gen):
                 raise Stale(f"shard {i} does not match the table")
-            self._shards[i] = got["post"]
+            self._shards[i] = _unpack(got["post"])
         return self._shards[i]
 
     def postings(self, word: str) -> dict[int, int]:
@@ -94,6 +96,22 @@ class Index:
             path = self.paths.get(session)
             self._read[session] = {e.n: e for e in files.read_file(Path(path))} if path else {}
         return self._read[session].get(n)
+
+
+def _pack(shard: dict) -> bytes:
+    """A shard on disk: marshal, then zlib at level 1 (posting arrays of close ids
+    compress well; decompressing a shard costs a few ms)."""
+    return zlib.compress(marshal.dumps(shard), 1)
+
+
+def _unpack(data: object) -> dict:
+    try:
+        got = marshal.loads(zlib.decompress(data))  # type: ignore[arg-type]
+    except (TypeError, ValueError, EOFError, zlib.error) as exc:
+        raise Stale(f"shard does not read: {exc}") from None
+    if not isinstance(got, dict):
+        raise Stale("shard is not a mapping")
+    return got
 
 
 class Stale(Exception):
@@ -154,7 +172,7 @@ def update(folder: Path, settings: Settings, stamps: dict, key: tuple, old: dict
             if not (isinstance(got, dict) and got.get("gen") == old["gen"]):
                 shards = None
                 break
-            shards.append(got["post"])
+            shards.append(_unpack(got["post"]))
     if shards is None or old is None:
         old = {"gen": (old or {}).get("gen", 0), "docs": [], "dead": [], "paths": {}, "files": {}}
         shards = [{} for _ in range(SHARDS)]
@@ -190,7 +208,7 @@ def update(folder: Path, settings: Settings, stamps: dict, key: tuple, old: dict
             prev = shard.get(tok)
             new = (ids.tobytes(), tfs.tobytes())
             shard[tok] = (prev[0] + new[0], prev[1] + new[1]) if prev else new
-        diskcache.write(cache, KIND, f"shard-{i}", key, {"gen": gen, "post": shard})
+        diskcache.write(cache, KIND, f"shard-{i}", key, {"gen": gen, "post": _pack(shard)})
     table = {"gen": gen, "docs": docs, "dead": sorted(dead), "paths": paths, "files": seen}
     diskcache.write(cache, KIND, "table", key, table)
     return table
