@@ -317,3 +317,30 @@ def test_a_uuid_session_starting_with_a_digit_reads_back(tmp_path):
     assert files.read_file(files.session_files(folder)[0]) == [e]
     assert files.neighbours(folder, files.block_id(sid, 1), 0) == [e]
     assert not files.broken(folder)
+
+
+def test_a_forked_session_repeating_earlier_records_adds_only_its_new_exchanges(tmp_path, cfg):
+    memory = tmp_path / "mem" / "memory.agd"
+    capture.ingest(cfg, write_jsonl(tmp_path / "a.jsonl", SESSION), memory)
+    copied = [{**r, "sessionId": "s-2"} if isinstance(r, dict) else r for r in SESSION] + [
+        rec(
+            "user",
+            "now enable the page cache",
+            t="2026-11-04T09:00:00Z",
+            uuid="u3",
+            sessionId="s-2",
+        ),
+        rec("assistant", [{"type": "text", "text": "cache_size=-64000 set."}], sessionId="s-2"),
+    ]
+    assert capture.ingest(cfg, write_jsonl(tmp_path / "b.jsonl", copied), memory)[0] == 1
+    kept = {s.session: s.exchanges for s in files.sessions(files.folder_of(memory))}
+    assert kept == {"s-1": 2, "s-2": 1}
+    assert capture.ingest(cfg, write_jsonl(tmp_path / "b.jsonl", copied), memory)[0] == 0
+    # the same through import, in one run
+    other = tmp_path / "other" / "memory.agd"
+    d = tmp_path / "both"
+    d.mkdir()
+    write_jsonl(d / "a.jsonl", SESSION)
+    write_jsonl(d / "b.jsonl", copied)
+    capture.import_all(cfg, [d], other, say=lambda m: None)
+    assert {s.session: s.exchanges for s in files.sessions(files.folder_of(other))} == kept

@@ -11,13 +11,32 @@ from . import exchanges, files
 
 
 def ingest(
-    settings: Settings, transcript: str | Path, memory: Path, *, keep: bool = True
+    settings: Settings,
+    transcript: str | Path,
+    memory: Path,
+    *,
+    keep: bool = True,
+    known: dict[str, str] | None = None,
 ) -> tuple[int, int]:
     """Add one transcript's exchanges to the history beside `memory`, then apply retention.
     Returns (exchanges added or changed, malformed lines skipped). Raises OSError when
     the transcript cannot be read."""
     read = exchanges.read(transcript)
     folder = files.folder_of(memory)
+    if known is None:
+        from . import index
+
+        known = index.known_uuids(folder, settings) if read.exchanges else {}
+    mine = files.safe_session(read.session)
+    kept = [
+        e
+        for e in read.exchanges
+        if known.get(files.clean_uuid(e.uuid), mine) == mine  # not already another session's
+    ]
+    read = read._replace(exchanges=kept)
+    for e in kept:
+        if files.clean_uuid(e.uuid):
+            known[files.clean_uuid(e.uuid)] = mine
     added = files.write(folder, read, today=_today(settings))
     if added and keep:
         retain(settings, folder)
@@ -61,11 +80,14 @@ def import_all(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[int, int, int]:
     """Import every transcript: (sessions changed, exchanges added, files skipped)."""
+    from . import index
+
     found = transcripts(targets)
+    known = index.known_uuids(files.folder_of(memory), settings) if found else {}
     sessions = added = skipped = 0
     for i, path in enumerate(found, 1):
         try:
-            n, bad = ingest(settings, path, memory, keep=False)
+            n, bad = ingest(settings, path, memory, keep=False, known=known)
         except OSError as exc:
             say(f"skipped {path}: {exc.strerror or exc}")
             skipped += 1

@@ -70,12 +70,16 @@ def normal(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def clean_uuid(uuid: str) -> str:
+    return SAFE.sub("", uuid)[:80] if uuid else ""
+
+
 def to_block(e: Exchange) -> Block:
     attrs: dict = {"session": safe_session(e.session), "n": e.n}
     if e.at:
         attrs["at"] = e.at
-    if e.uuid:
-        attrs["uuid"] = SAFE.sub("", e.uuid)[:80] or "x"
+    if clean_uuid(e.uuid):
+        attrs["uuid"] = clean_uuid(e.uuid)
     return Block(KIND, FENCED, e.text, attrs, block_id(e.session, e.n))
 
 

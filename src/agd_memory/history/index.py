@@ -30,7 +30,7 @@ from . import files
 from .exchanges import Exchange
 
 KIND = "history-index"
-VERSION = 3
+VERSION = 4
 SHARDS = 32
 DEAD_SHARE = 0.25
 
@@ -55,7 +55,8 @@ class Index:
         self.folder = folder
         self.key = key
         self.gen = table["gen"]
-        self.keys: list[tuple[str, int]] = [(s, n) for s, n, _, _ in table["docs"]]
+        self.keys: list[tuple[str, int]] = [(d[0], d[1]) for d in table["docs"]]
+        self.uuids: list[str] = [d[4] for d in table["docs"]]
         self._at: list[str] = [d[2] for d in table["docs"]]
         self._len: list[int] = [d[3] for d in table["docs"]]
         self.dead: set[int] = set(table["dead"])
@@ -112,6 +113,13 @@ def _unpack(data: object) -> dict:
     if not isinstance(got, dict):
         raise Stale("shard is not a mapping")
     return got
+
+
+def known_uuids(folder: Path, settings: Settings) -> dict[str, str]:
+    """uuid -> session of every exchange indexed: a resumed or forked session's transcript
+    repeats earlier records with their uuids, and those exchanges are kept once."""
+    idx = load(folder, settings)
+    return {u: idx.keys[i][0] for i, u in enumerate(idx.uuids) if u and i not in idx.dead}
 
 
 class Stale(Exception):
@@ -194,7 +202,7 @@ def update(folder: Path, settings: Settings, stamps: dict, key: tuple, old: dict
         for e in files.read_file(Path(where)):
             toks = doc_tokens(e, settings)
             doc = len(docs)
-            docs.append((session, e.n, e.at, len(toks)))
+            docs.append((session, e.n, e.at, len(toks), files.clean_uuid(e.uuid)))
             for tok, tf in Counter(toks).items():
                 ids, tfs = added[shard_of(tok)].setdefault(tok, (array("I"), array("B")))
                 ids.append(doc)
