@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -22,3 +23,10 @@ def test_the_demo_runs_the_hooks_and_the_cli_on_the_example_memory(tmp_path: Pat
     assert "(nothing injected)" in out
     assert "added #decision-credit-notes" in out
     assert list(tmp_path.iterdir()) == [], "the demo leaves nothing behind in its temporary folder"
+    # The README's example session is this output: each line it shows (cut at `…`) is here.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    seen = readme.split("## What you see", 1)[1].split("**When the session ends**", 1)[0]
+    for block in re.findall(r"(?ms)^```text\n(.*?)^```", seen):
+        for line in block.splitlines():
+            shown = line.split("…")[0].strip()
+            assert shown in out, f"the README shows a line the demo does not print: {line}"

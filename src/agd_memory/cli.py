@@ -27,13 +27,23 @@ VERBS: dict[str, tuple[str, str]] = {
     "rename": ("agd_memory.commands.store:rename", "rename a block and rewrite every reference"),
     "where": ("agd_memory.commands.store:where", "print the resolved memory files and why"),
     "search": ("agd_memory.commands.recall:search", "ranked search over every layer"),
+    "history": (
+        "agd_memory.commands.history:history",
+        "list, import and forget the session history",
+    ),
     "recall": ("agd_memory.commands.recall:recall", "what auto-recall would inject for a prompt"),
     "eval": ("agd_memory.commands.recall:evaluate", "run a recall evaluation (cases JSON)"),
     "config": ("agd_memory.commands.config:config", "show or change recall settings"),
-    "hook": ("agd_memory.commands.hook:hook", "run a Claude Code hook: session-start, prompt, session-end"),
+    "hook": (
+        "agd_memory.commands.hook:hook",
+        "run a Claude Code hook: session-start, prompt, session-end",
+    ),
     "distill": ("agd_memory.commands.distill:distill", "distil a transcript, or show recent runs"),
     "mcp": ("agd_memory.commands.servers:mcp", "start the MCP server on stdio"),
-    "mcp-config": ("agd_memory.commands.servers:mcp_config", "print the MCP registration for a client"),
+    "mcp-config": (
+        "agd_memory.commands.servers:mcp_config",
+        "print the MCP registration for a client",
+    ),
     "view": ("agd_memory.commands.servers:view", "open the local web viewer"),
     "migrate": (
         "agd_memory.commands.maintenance:migrate",
@@ -43,15 +53,35 @@ VERBS: dict[str, tuple[str, str]] = {
     "doctor": ("agd_memory.commands.maintenance:doctor", "check memory files and the installation"),
     "stale": ("agd_memory.commands.stale:stale", "entries citing changed code, or unused"),
     "keys": ("agd_memory.commands.distill:keys", "add search keys to entries (claude -p)"),
-    "review": ("agd_memory.commands.review:review_verb", "accept, reject or edit the proposals waiting for review"),
+    "review": (
+        "agd_memory.commands.review:review_verb",
+        "accept, reject or edit the proposals waiting for review",
+    ),
     "consolidate": (
         "agd_memory.commands.consolidate:consolidate",
         "merge duplicates, supersede contradictions, drop junk (claude -p)",
     ),
     "team": ("agd_memory.commands.team:team", "share memory through git: team init, team resolve"),
-    "merge-driver": ("agd_memory.commands.team:merge_driver", "git's merge driver for the team file"),
-    "import": ("agd_memory.commands.import_memory:import_memory", "import Claude Code's auto memory"),
-    "setup": ("agd_memory.commands.setup:setup", "switch Claude Code's auto memory off (one memory)"),
+    "merge-driver": (
+        "agd_memory.commands.team:merge_driver",
+        "git's merge driver for the team file",
+    ),
+    "import": (
+        "agd_memory.commands.import_memory:import_memory",
+        "import Claude Code's auto memory",
+    ),
+    "setup": (
+        "agd_memory.commands.setup:setup",
+        "switch Claude Code's auto memory off (one memory)",
+    ),
+    "install-cli": (
+        "agd_memory.commands.install_cli:install_cli",
+        "put `agd-memory` and `agd` on your PATH (launchers that follow plugin updates)",
+    ),
+    "uninstall-cli": (
+        "agd_memory.commands.install_cli:uninstall_cli",
+        "remove the launchers install-cli wrote",
+    ),
 }
 
 

@@ -104,6 +104,10 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_DISTILL_KEYS_EVERY_S", "distill_keys_every_s", float, 600.0, "entries saved without search keys (MCP or CLI save, a hand edit, a merge) get them from a background run, at most this often per memory file, seconds (0: only after distilled sessions)"),
     Variable("AGD_DISTILL_TEAM", "distill_team", bool, True, "the distiller proposes project facts a teammate needs for the team layer, when the repository has one (0: everything stays private)"),
     Variable("AGD_DISTILL_REVIEW", "distill_review", bool, None, "review mode: proposals, keys and consolidation plans wait in `agd-memory review` instead of being written (default: on for the team layer only)"),
+    # Session history (history/)
+    Variable("AGD_HISTORY_DISABLED", "history_disabled", bool, False, "turn the session history off (no exchange is kept at session end)"),
+    Variable("AGD_HISTORY_MAX_DAYS", "history_max_days", float, 365.0, "sessions older than this many days are dropped from the history (0: no age bound)"),
+    Variable("AGD_HISTORY_MAX_MB", "history_max_mb", float, 200.0, "the history of one project is kept under this many MB, oldest sessions dropped first (0: no bound)"),
     Variable("AGD_CONSOLIDATE_EVERY_DAYS", "consolidate_every_days", float, 7.0, "automatic consolidation at most once per this many days (0: off)"),
     Variable("AGD_CONSOLIDATE_MIN_NEW", "consolidate_min_new", int, 20, "new entries since the last pass that make an automatic one due"),
     Variable("AGD_CONSOLIDATE_CHUNK_TOKENS", "consolidate_chunk_tokens", int, 12000, "entries sent to one consolidation call, tokens"),
@@ -115,6 +119,7 @@ USER_CONFIG: tuple[str, ...] = (
     "AGD_RECALL_LANGS",
     "AGD_DISTILL_DISABLED",
     "AGD_DISTILL_MODEL",
+    "AGD_HISTORY_DISABLED",
 )
 """The switches also offered as plugin options: `userConfig` in `.claude-plugin/plugin.json`
 has one option per name, keyed by the name without `AGD_`, lower case (`recall_langs`)."""
@@ -175,6 +180,9 @@ class Settings:
     distill_keys_every_s: float
     distill_team: bool
     distill_review: bool | None
+    history_disabled: bool
+    history_max_days: float
+    history_max_mb: float
     consolidate_every_days: float
     consolidate_min_new: int
     consolidate_chunk_tokens: int
@@ -367,11 +375,13 @@ def _create_config(path: Path, data: Mapping[str, object]) -> bool:
 
 def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     """The plugin options (`userConfig`) set for agd-memory, by key. Claude Code exports them
-    to hooks and the MCP server (`CLAUDE_PLUGIN_OPTION_<KEY>`, with `CLAUDE_PLUGIN_ROOT`);
-    a shell, or a skill's command, has neither, and reads them where Claude Code keeps
-    them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings."""
+    to hooks as `CLAUDE_PLUGIN_OPTION_<KEY>`; the MCP server (which has `CLAUDE_PLUGIN_ROOT`
+    but not those), a shell and a skill's command read them where Claude Code keeps
+    them: `pluginConfigs["agd-memory@<marketplace>"].options` in the user's settings, for
+    the id this copy of the plugin is installed under (`installed_plugin_id`), so a shell
+    gets the values its hooks get; else the first `agd-memory@` id, `@inline` last."""
     keys = [option_key(name) for name in USER_CONFIG]
-    if env.get("CLAUDE_PLUGIN_ROOT") or any(k.startswith(OPTION_PREFIX) for k in env):
+    if any(k.startswith(OPTION_PREFIX) for k in env):
         found = {key: env.get(OPTION_PREFIX + key.upper()) for key in keys}
         return {key: value for key, value in found.items() if value is not None}
     path = claude_dir_from(env) / "settings.json"
@@ -380,16 +390,42 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, object]:
     configs = (read_json_object(path, "plugin options") or {}).get("pluginConfigs")
     if not isinstance(configs, dict):
         return {}
-    ids = sorted(
-        (k for k in configs if str(k).startswith("agd-memory@")),
-        key=lambda k: (k.endswith("@inline"), k),
-    )
+    ids = [k for k in configs if str(k).startswith("agd-memory@")]
+    mine = installed_plugin_id(env, PLUGIN_ROOT) if len(ids) > 1 else None
+    ids.sort(key=lambda k: (k != mine, k.endswith("@inline"), k))
     for plugin_id in ids:
         entry = configs[plugin_id]
         options = entry.get("options") if isinstance(entry, dict) else None
         if isinstance(options, dict):
             return {key: options[key] for key in keys if key in options}
     return {}
+
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[2]
+"""The plugin copy (or checkout) this program runs from."""
+INSTALLED_LIMIT = 4 * 1024 * 1024
+
+
+def installed_plugin_id(env: Mapping[str, str], root: Path) -> str | None:
+    """The id (`agd-memory@<marketplace>`) under which Claude Code installed the plugin copy
+    at `root`, from its record `installed_plugins.json` (in `CLAUDE_CODE_PLUGIN_CACHE_DIR`,
+    else the config folder's `plugins/`): the id whose options its hooks get. None for a
+    copy Claude Code did not install (a checkout) or an unreadable record."""
+    folder = env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or str(claude_dir_from(env) / "plugins")
+    try:
+        with open(Path(folder).expanduser() / "installed_plugins.json", "rb") as fh:
+            data = json.loads(fh.read(INSTALLED_LIMIT))
+        plugins = data.get("plugins") if isinstance(data, dict) else None
+        for plugin_id, entries in (plugins or {}).items():
+            if not str(plugin_id).startswith("agd-memory@"):
+                continue
+            for entry in entries if isinstance(entries, list) else [entries]:
+                where = entry.get("installPath") if isinstance(entry, dict) else None
+                if isinstance(where, str) and os.path.realpath(where) == str(root):
+                    return str(plugin_id)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return None
 
 
 def read_config(path: Path) -> dict[str, object]:

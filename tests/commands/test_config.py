@@ -191,3 +191,46 @@ def test_config_without_subcommand_is_rc2(capsys, env) -> None:
     assert rc == 2 and err.startswith("usage: agd-memory config") and "show|enable" in err
     rc, _, err = run(capsys, "config", "bogus")
     assert rc == 2 and "agd-memory config: error: argument" in err and "'bogus'" in err
+
+
+def test_a_shell_reads_the_options_of_the_installed_copy_it_runs_from(capsys, env) -> None:
+    """Two marketplaces carry agd-memory: the options are those of the id Claude Code
+    installed this copy under, the ones its hooks get as CLAUDE_PLUGIN_OPTION_*."""
+    from agd_memory.settings import PLUGIN_ROOT, Settings
+
+    config = env.home / ".claude"
+    (config / "plugins").mkdir(parents=True)
+    stored = {
+        "agd-memory@agd-memory": {"options": {"recall_langs": "en"}},
+        "agd-memory@team-market": {"options": {"recall_langs": "de,it"}},
+    }
+    (config / "settings.json").write_text(json.dumps({"pluginConfigs": stored}), "utf-8")
+    record = {"agd-memory@team-market": [{"scope": "user", "installPath": str(PLUGIN_ROOT)}]}
+    (config / "plugins" / "installed_plugins.json").write_text(
+        json.dumps({"version": 2, "plugins": record}), "utf-8"
+    )
+    _, out, _ = run(capsys, "config", "show")
+    assert "langs: de,it [userConfig (recall_langs)]" in out
+    hook = Settings.load(
+        {
+            "HOME": str(env.home),
+            "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT),
+            "CLAUDE_PLUGIN_OPTION_RECALL_LANGS": "de,it",
+        }
+    )
+    assert hook.recall_langs == Settings.load({"HOME": str(env.home)}).recall_langs
+
+
+def test_the_mcp_server_reads_the_options_a_hook_gets(env) -> None:
+    """Claude Code starts the MCP server with CLAUDE_PLUGIN_ROOT but without the
+    CLAUDE_PLUGIN_OPTION_* variables it gives hooks: the server reads the stored options."""
+    from agd_memory.settings import PLUGIN_ROOT, Settings
+
+    config = env.home / ".claude"
+    config.mkdir(parents=True, exist_ok=True)
+    stored = {"agd-memory@agd-memory": {"options": {"recall_disabled": True}}}
+    (config / "settings.json").write_text(json.dumps({"pluginConfigs": stored}), "utf-8")
+    base = {"HOME": str(env.home), "CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT)}
+    server = Settings.load(base)
+    hook = Settings.load({**base, "CLAUDE_PLUGIN_OPTION_RECALL_DISABLED": "true"})
+    assert server.recall_disabled is True and hook.recall_disabled is True

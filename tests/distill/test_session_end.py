@@ -92,17 +92,42 @@ def test_the_recursion_guard_and_the_kill_switch_stop_everything(
 ) -> None:
     cwd = env.project("app")
     t = write_transcript(env.root / "t" / "s1.jsonl", edit_session())
-    for var in ("AGD_DISTILL_GUARD", "AGD_DISTILL_DISABLED"):
-        monkeypatch.setenv(var, "1")
+    for switches in (["AGD_DISTILL_GUARD"], ["AGD_DISTILL_DISABLED", "AGD_HISTORY_DISABLED"]):
+        for var in switches:
+            monkeypatch.setenv(var, "1")
         end_session(env, t, cwd)
-        monkeypatch.delenv(var)
+        for var in switches:
+            monkeypatch.delenv(var)
     time.sleep(1.0)
     assert not (env.data / "distill").exists()
+    assert not (env.memory_file(cwd).parent / "history").exists()
     assert fake_claude.calls() == []
     # `0` means off (the reference treated any non-empty value as on).
     monkeypatch.setenv("AGD_DISTILL_DISABLED", "0")
     end_session(env, t, cwd)
     wait_runs(env, 1)
+
+
+def test_the_worker_keeps_the_session_history_even_with_the_distiller_off(
+    env, fake_claude, monkeypatch
+) -> None:
+    from agd_memory.history import files
+
+    cwd = env.project("app")
+    t = write_transcript(env.root / "t" / "s1.jsonl", edit_session())
+    monkeypatch.setenv("AGD_DISTILL_DISABLED", "1")
+    end_session(env, t, cwd)
+    (run,) = wait_runs(env, 1)
+    assert run["outcome"] == "skipped" and fake_claude.calls() == []
+    folder = files.folder_of(env.memory_file(cwd))
+    (kept,) = files.session_files(folder)
+    (exchange,) = files.read_file(kept)
+    assert "SKIP LOCKED gives us safe concurrent workers" in exchange.text
+    assert "tool: Bash command=pytest -q tests/test_queue.py" in exchange.text
+    assert "5 passed" not in exchange.text  # tool output is never kept
+    end_session(env, t, cwd)  # ended twice: nothing added
+    wait_runs(env, 2)
+    assert files.read_file(kept) == [exchange]
 
 
 def test_two_sessions_on_one_memory_file_run_one_distiller_and_both_are_distilled(

@@ -92,6 +92,7 @@ def claude(fake_api: FakeAnthropic, e2e_project: E2EProject):
         # No detached distiller outliving the test, unless a test asks for one
         # (env={"AGD_DISTILL_DISABLED": "0"}); tests/e2e/test_distill_e2e.py covers it.
         full_env["AGD_DISTILL_DISABLED"] = "1"
+        full_env["AGD_HISTORY_DISABLED"] = "1"  # the worker also keeps history: opt in
         full_env.update(env or {})
         before = len(fake_api.requests)
         proc = subprocess.Popen(

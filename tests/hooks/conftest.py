@@ -23,6 +23,8 @@ def hook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     data.mkdir()
     # The MCP launcher has found the SDK in this interpreter: SessionStart starts no install.
     (data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
+    # A user past their first session (test_first_session.py covers the first one).
+    (data / "first-session-told").touch()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
     monkeypatch.setenv("AGD_MEMORY_TODAY", "2026-11-30")

@@ -13,6 +13,8 @@ import agd_memory
 from agd_memory.cli import VERBS
 
 SKILLS = ("memory", "remember", "recall-lang", "memory-view")
+COMMANDS = ("setup", "review", "team-init", "doctor", "install-cli", "history")
+"""Skills the user types as slash commands (`/agd-memory:<name>`); the model never picks them."""
 MCP_TOOLS = ("agd_memory_toc", "agd_memory_search", "agd_memory_get", "agd_memory_save")
 
 
@@ -100,7 +102,7 @@ def test_skills_name_mcp_tools_as_claude_code_does() -> None:
 
 
 def test_skills_call_only_existing_verbs() -> None:
-    for skill in SKILLS:
+    for skill in SKILLS + COMMANDS:
         body = frontmatter(skill)[1]
         for verb in re.findall(r'bin/agd-memory"? ([a-z-]+)', body):
             assert verb in VERBS, f"skills/{skill}: unknown verb {verb}"
@@ -108,5 +110,16 @@ def test_skills_call_only_existing_verbs() -> None:
 
 def test_skill_files_are_the_only_ones_in_skills() -> None:
     found = sorted(p.parent.name for p in (REPO / "skills").glob("*/SKILL.md"))
-    assert found == sorted(SKILLS)
+    assert found == sorted(SKILLS + COMMANDS)
     assert all(isinstance(p, Path) for p in (REPO / "skills").iterdir())
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_slash_commands_run_the_plugins_program_and_only_when_typed(command: str) -> None:
+    fields, body = frontmatter(command)
+    assert fields["name"] == command
+    assert fields["disable-model-invocation"] == "true"  # a user action, typed by the user
+    assert '"${CLAUDE_PLUGIN_ROOT}/bin/agd-memory"' in body
+    # what the skill may run without a prompt is the program itself, one verb at a time
+    for rule in re.findall(r"Bash\(([^)]*)\)", str(fields["allowed-tools"])):
+        assert rule.startswith('"${CLAUDE_PLUGIN_ROOT}/bin/agd-memory" '), rule

@@ -16,7 +16,7 @@ CONTRACT = {
     "agd_memory_toc": (["kind", "status", "since", "scope", "limit", "offset"], []),
     "agd_memory_search": (["query", "ignore_case", "kind", "scope", "limit"], ["query"]),
     "agd_memory_get": (
-        ["id", "ids", "with_backlinks", "follow_refs", "depth", "limit", "scope"],
+        ["id", "ids", "with_backlinks", "follow_refs", "depth", "limit", "scope", "context"],
         [],
     ),
     "agd_memory_save": (

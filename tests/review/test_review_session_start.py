@@ -15,6 +15,9 @@ LAUNCHER = Path(__file__).resolve().parents[2] / "bin" / "agd-memory"
 
 
 def session_start(cwd: Path) -> dict:
+    data = Path(os.environ["CLAUDE_PLUGIN_DATA"])  # past the first session's notice
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "first-session-told").touch()
     payload = {
         "session_id": "s-1",
         "transcript_path": str(cwd / "t.jsonl"),
@@ -50,7 +53,8 @@ def test_waiting_proposals_are_one_line_for_the_user(env) -> None:
     )
     out = session_start(cwd)
     assert out["systemMessage"] == (
-        "agd-memory: 2 proposals waiting for review — run `agd-memory review`"
+        "agd-memory: 2 proposals waiting for review — /agd-memory:review "
+        "(in a shell: `agd-memory review`)"
     )
     context = out["hookSpecificOutput"]["additionalContext"]
     assert "#db" in context and "review" not in context and "#ci" not in context

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given
@@ -41,6 +42,25 @@ def test_first_save_writes_the_scaffold_and_the_block(mf: store.MemoryFile):
     assert text.startswith(store.SCAFFOLD.split("@h2 Project")[0])
     assert _ids(mf) == ["meta", "root", "h-user", "h-feedback", "h-project", "db", "h-reference"]
     assert _block(mf, "db").attrs == {"desc": "database", "created": TODAY, "updated": TODAY}
+
+
+@pytest.mark.parametrize(
+    ("layer", "title"),
+    [("project", "Project memory"), ("team", "Team memory"), ("global", "Global memory")],
+)
+def test_a_new_file_is_titled_by_its_layer(tmp_path: Path, layer: str, title: str) -> None:
+    mf = store.MemoryFile(tmp_path / f"{layer}.agd", layer=layer)
+    mf.save("x-project", "db", "We use Postgres 16.", desc="database")
+    assert f"@h1 {title} [#root]\n" in mf.path.read_text(encoding="utf-8")
+    assert "Memoria" not in mf.path.read_text(encoding="utf-8")
+
+
+def test_a_file_titled_by_the_earlier_plugin_keeps_its_title(tmp_path: Path) -> None:
+    path = tmp_path / "memory.agd"
+    path.write_text(store.SCAFFOLD.replace("Project memory", "Memoria di sessione"), "utf-8")
+    store.MemoryFile(path).save("x-project", "db", "We use Postgres 16.", desc="database")
+    text = path.read_text(encoding="utf-8")
+    assert "@h1 Memoria di sessione [#root]\n" in text and "#db" in text
 
 
 def test_new_blocks_go_first_in_their_section(mf: store.MemoryFile):

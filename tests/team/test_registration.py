@@ -58,7 +58,8 @@ def test_doctor_reports_the_missing_driver_and_session_start_registers_it(
     (finding,) = _doctor_team(b)
     assert finding["level"] == "warn"
     assert "has none registered" in finding["message"]
-    assert f"run `agd-memory team init` in {b.path}" in finding["message"]
+    assert f"run /agd-memory:team-init in a Claude Code session in {b.path}" in finding["message"]
+    assert f"`agd-memory team init` in {b.path}" in finding["message"]
 
     started = _session_start(b)
     assert started.returncode == 0 and "merge" not in started.stdout  # silent to the model

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from viewer_fixtures import GLOBAL_MEMORY, OTHER_MEMORY, Home, project_memory, write
+from viewer_fixtures import GLOBAL_MEMORY, OTHER_MEMORY, Home, make_home, project_memory, write
 
-from agd_memory.settings import Settings
 from agd_memory.viewer import server as viewer_server
 
 
@@ -23,14 +21,7 @@ def home(tmp_path: Path) -> Home:
     )
     other = write(projects / "-work-other" / "memory" / "memory.agd", OTHER_MEMORY, 1_900_000_000)
     global_ = write(root / ".claude" / "memory" / "global.agd", GLOBAL_MEMORY)
-    env = {
-        "HOME": str(root),
-        "AGD_MEMORY_HOME": str(root),
-        "AGD_MEMORY_FILE": str(project),
-        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
-        "PATH": os.environ.get("PATH", ""),
-    }
-    return Home(root, project, other, global_, Settings.load(env), env)
+    return make_home(tmp_path, project, other, global_)
 
 
 @pytest.fixture

@@ -579,3 +579,32 @@ def test_cross_origin_and_tokenless_posts_are_refused(browser, serve, home: Home
     finally:
         context.close()
     assert home.project.read_bytes() == before
+
+
+# -- the README's picture ---------------------------------------------------------------
+
+README_PICTURE = Path(__file__).resolve().parents[2] / "docs" / "viewer.png"
+
+
+def test_the_readme_picture_shows_the_example_memory(open_page, tmp_path):
+    """docs/viewer.png is made here, from the bundled example memory, so it stays true."""
+    from viewer_fixtures import make_home, write
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-lena-src-harbor" / "memory"
+    project = write(folder / "memory.agd", (examples / "memory.agd").read_text("utf-8"))
+    global_ = write(
+        tmp_path / "home" / ".claude" / "memory" / "global.agd",
+        (examples / "global.agd").read_text("utf-8"),
+    )
+    home = make_home(tmp_path, project, project, global_)
+    page, _ = open_page(home)
+    page.set_viewport_size({"width": 1200, "height": 720})
+    tests = row(page, "project:feedback-tests")
+    tests.locator(".row-main").click()
+    assert tests.locator(".detail .md").count() == 1
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)
+    README_PICTURE.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(README_PICTURE))
+    assert README_PICTURE.stat().st_size > 10_000

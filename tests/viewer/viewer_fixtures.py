@@ -121,3 +121,17 @@ def write(path: Path, text: str, mtime: float | None = None) -> Path:
     if mtime is not None:
         os.utime(path, (mtime, mtime))
     return path
+
+
+def make_home(tmp_path: Path, project: Path, other: Path, global_: Path) -> Home:
+    """A `Home` whose settings and environment find `project` and `global_` under
+    `tmp_path/home` (the files are written by the caller)."""
+    root = tmp_path / "home"
+    env = {
+        "HOME": str(root),
+        "AGD_MEMORY_HOME": str(root),
+        "AGD_MEMORY_FILE": str(project),
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+    return Home(root, project, other, global_, Settings.load(env), env)

@@ -250,12 +250,14 @@ class LayerFile:
 
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
+    _first_session_notice(settings)
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
     _team_driver(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
-    if not files and not left_out:
+    history = _history_line(settings, payload.cwd)
+    if not files and not left_out and not history:
         debuglog.log(f"hook session-start: no memory for {payload.cwd or os.getcwd()}")
         return None
     text = ""
@@ -270,7 +272,30 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
         autokeys.at_session_start(files, settings)  # entries without keys: one keys run
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
+    if history:
+        text = (text.rstrip("\n") + "\n" if text.strip() else "") + history + "\n"
     return text if text.strip() else None
+
+
+def _history_line(settings: Settings, cwd: str) -> str:
+    """One factual line saying the session history exists, how far back, and what finds it."""
+    try:
+        from ..history import layout
+        from ..toc import TOOL_PREFIX
+
+        found = layout.summary(layout.folder_of(layers_of(settings, cwd).project.path))
+    except Exception as exc:  # fail open: the TOC still goes out
+        debuglog.log(f"hook session-start: history check failed: {type(exc).__name__}: {exc}")
+        return ""
+    if found is None:
+        return ""
+    n, oldest = found
+    return (
+        f"Session history: the exchanges of {n} past session{'s' if n != 1 else ''} of this "
+        f"project since {oldest} are kept; {TOOL_PREFIX}agd_memory_search with "
+        'scope="history" finds what happened and when, exact errors, numbers and commands '
+        "that memory does not hold."
+    )
 
 
 def _team_driver(settings: Settings, cwd: str) -> None:
@@ -300,7 +325,34 @@ def _review_notice(settings: Settings, cwd: str) -> None:
         return
     if waiting:
         s = "s" if waiting != 1 else ""
-        notify_user(f"{waiting} proposal{s} waiting for review — run `agd-memory review`")
+        notify_user(
+            f"{waiting} proposal{s} waiting for review — /agd-memory:review "
+            "(in a shell: `agd-memory review`)"
+        )
+
+
+FIRST_SESSION_MARK = "first-session-told"
+FIRST_SESSION_NOTICE = (
+    "memory is on. Its commands are slash commands: /agd-memory:review, /agd-memory:setup, "
+    "/agd-memory:doctor, /agd-memory:memory-view (type /agd-memory: for all); "
+    "/agd-memory:install-cli puts `agd-memory` on your shell's PATH"
+)
+
+
+def _first_session_notice(settings: Settings) -> None:
+    """One line the first session after an install (the plugin data folder is new then),
+    never again: the mark is created exclusively, so two sessions starting at once tell it
+    once, and a folder that cannot hold it means silence rather than a line every time."""
+    mark = settings.data_dir / FIRST_SESSION_MARK
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    except OSError as exc:
+        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
+        return
+    notify_user(FIRST_SESSION_NOTICE)
 
 
 def _mcp_sdk_notice() -> None:

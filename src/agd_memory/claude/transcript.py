@@ -131,7 +131,17 @@ def read(path: str | Path, start: int = 0, limit: int = READ_LIMIT) -> Digest:
     return digest
 
 
-def _take(record: dict, digest: Digest) -> None:
+def record_turns(record: dict, *, whole: bool = False) -> list[Turn]:
+    """The turns one transcript record holds, after the same hygiene as `read`.
+
+    `whole=True` keeps the user's and the assistant's text unclipped (the session
+    history keeps what was said; the distiller's excerpt clips it)."""
+    digest = Digest(start=0, end=0)
+    _take(record, digest, whole=whole)
+    return digest.turns
+
+
+def _take(record: dict, digest: Digest, *, whole: bool = False) -> None:
     if record.get("isMeta") or record.get("isCompactSummary") or record.get("isSidechain"):
         return
     role = record.get("type")
@@ -140,7 +150,7 @@ def _take(record: dict, digest: Digest) -> None:
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
     content = record.get("content", message.get("content"))
     if isinstance(content, str):
-        _add_text(digest, "user" if role == "user" else "assistant", content)
+        _add_text(digest, "user" if role == "user" else "assistant", content, whole)
         return
     if not isinstance(content, list):
         return
@@ -149,7 +159,7 @@ def _take(record: dict, digest: Digest) -> None:
             continue
         ptype = part.get("type")
         if ptype == "text" and isinstance(part.get("text"), str):
-            _add_text(digest, "user" if role == "user" else "assistant", part["text"])
+            _add_text(digest, "user" if role == "user" else "assistant", part["text"], whole)
         elif ptype == "tool_use":
             name = str(part.get("name") or "?")
             digest.tool_uses += 1
@@ -164,7 +174,7 @@ def _take(record: dict, digest: Digest) -> None:
                 digest.turns.append(Turn("result", _clip(prefix + text, TOOL_RESULT_CHARS)))
 
 
-def _add_text(digest: Digest, role: str, text: str) -> None:
+def _add_text(digest: Digest, role: str, text: str, whole: bool = False) -> None:
     text = PRIVATE.sub("[private]", text)
     if role == "user":
         text = INJECTED.sub("", text)
@@ -177,7 +187,9 @@ def _add_text(digest: Digest, role: str, text: str) -> None:
         return
     if role == "user":
         digest.user_words += len(text.split())
-    digest.turns.append(Turn(role, _clip(text, USER_CHARS if role == "user" else ASSISTANT_CHARS)))
+    if not whole:
+        text = _clip(text, USER_CHARS if role == "user" else ASSISTANT_CHARS)
+    digest.turns.append(Turn(role, text))
 
 
 def _tool_summary(args: object) -> str:

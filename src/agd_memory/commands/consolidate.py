@@ -103,7 +103,9 @@ def consolidate(argv: Sequence[str]) -> int:
         )
         print(f"{mf.path}: {n} change{'s' if n != 1 else ''} from {source}")
     if args.apply:
-        lines = review.submit_plan(mf, plan, settings, review_first=False)  # --apply is the acceptance
+        lines = review.submit_plan(
+            mf, plan, settings, review_first=False
+        )  # --apply is the acceptance
     elif plan.changes and review.enabled(settings, mf.layer):
         lines = review.submit_plan(mf, plan, settings)
     else:

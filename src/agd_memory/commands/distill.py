@@ -254,7 +254,9 @@ def keys(argv: Sequence[str]) -> int:
             search_keys.ask_claude(targets, settings, langs, args.batch, warn)
         except UserError:
             if any(t.found for t in targets):  # what earlier batches found is not lost
-                search_keys.report(targets, apply=args.apply, rewrite=args.all, note=" before the failure")
+                search_keys.report(
+                    targets, apply=args.apply, rewrite=args.all, note=" before the failure"
+                )
             raise
     search_keys.report(targets, apply=args.apply, rewrite=args.all)
     return 1 if failed else 0

@@ -117,12 +117,16 @@ def search(argv: list[str]) -> int:
     p.add_argument(
         "--scope",
         default="all",
-        choices=["all", "team", "project", "global"],
-        help="layer (default all)",
+        choices=["all", "team", "project", "global", "history"],
+        help="layer (default all: the curated layers; history: past sessions' exchanges)",
     )
     args = p.parse_args(argv)
     if args.limit < 1:
         raise UserError("--limit must be 1 or more")
+    if args.scope == "history":
+        from . import history
+
+        return history.search(args.query, args.limit, args.json)
     settings = Settings.load()
     files, left_out = _readable(_memory_files(settings, args.file, args.scope))
     hits = ranked.search(

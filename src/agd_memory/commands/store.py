@@ -146,8 +146,13 @@ def get(argv: list[str]) -> int:
     p.add_argument("--depth", type=int, default=1, help="hops for --follow-refs (default 1)")
     p.add_argument("--with-backlinks", action="store_true", help="add the blocks citing these")
     p.add_argument("--limit", type=int, help="most extra blocks from refs and backlinks")
-    _scope_arg(p, "all", paths.SCOPES)
+    p.add_argument(
+        "--context", type=int, default=0, help="history: exchanges either side of each (default 0)"
+    )
+    _scope_arg(p, "all", (*paths.SCOPES, "history"))
     args = p.parse_args(argv)
+    if args.scope == "history":
+        return _get_history(args)
     files, left_out = _readable_files(args)
     result = store.get(
         files,
@@ -171,6 +176,33 @@ def get(argv: list[str]) -> int:
         where = "any layer" if args.scope == "all" else f"the {args.scope} layer"
         print(f"agd-memory: not found in {where}: {ids}", file=sys.stderr)
     return 1 if left_out or (result.missing and not result.entries) else 0
+
+
+def _get_history(args: argparse.Namespace) -> int:
+    from . import history
+
+    settings = Settings.load()
+    found = {i: history.around(settings, i, args.context) for i in args.ids}
+    if args.json:
+        emit_json(
+            {
+                "entries": [d for i in args.ids for d in found[i]],
+                "missing": [i for i in args.ids if not found[i]],
+            }
+        )
+    else:
+        for i in args.ids:
+            for d in found[i]:
+                print(f"@x-exchange session={d['session']} n={d['n']} at={d['at']} [#{d['id']}]")
+                print(d["text"] + "\n")
+    missing = [i for i in args.ids if not found[i]]
+    if missing:
+        print(
+            f"agd-memory: not in the history: {', '.join('#' + i.lstrip('#') for i in missing)} "
+            "(ids come from `agd-memory search --scope history`)",
+            file=sys.stderr,
+        )
+    return 1 if missing else 0
 
 
 # -- toc -----------------------------------------------------------------------------

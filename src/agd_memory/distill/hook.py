@@ -28,7 +28,7 @@ WORKER_CODE = (
 
 def session_end(payload: dict, settings: Settings) -> None:
     """Record the ended session and start the worker; returns at once, never raises for bad input."""
-    if settings.distill_guard or settings.distill_disabled:
+    if settings.distill_guard or (settings.distill_disabled and settings.history_disabled):
         return
     transcript = payload.get("transcript_path")
     if not isinstance(transcript, str) or not transcript or not os.path.isfile(transcript):

@@ -30,7 +30,7 @@ def main(argv: Sequence[str]) -> int:
     """`<python> -c ... KEY`: distil the pending session KEY (and its memory file's others)."""
     try:
         settings = Settings.load()
-        if settings.distill_guard or settings.distill_disabled:
+        if settings.distill_guard or (settings.distill_disabled and settings.history_disabled):
             return 0
         for key in argv:
             run(settings, key)
@@ -129,8 +129,12 @@ def _one(
     say(
         f"=== session {item.session_id or '?'} cwd={item.cwd} reason={item.reason or '?'} memory={memory}"
     )
+    _history(settings, item, memory, say)
     try:
-        result = pipeline.distil(settings, item, layers, log=say, sleep=sleep)
+        if settings.distill_disabled:
+            result = pipeline.Result("skipped", "the distiller is off (AGD_DISTILL_DISABLED)")
+        else:
+            result = pipeline.distil(settings, item, layers, log=say, sleep=sleep)
     except Exception as exc:
         result = pipeline.Result("failed", f"{type(exc).__name__}: {exc}")
     finally:
@@ -144,6 +148,21 @@ def _one(
             say(f"{o.action} #{o.id}: {o.message}")
         say(f"done: {result.detail}")
     runlog.record_run(settings, result.as_record(item, str(memory)))
+
+
+def _history(settings: Settings, item: Pending, memory: Path, say: Callable[[str], None]) -> None:
+    """Keep the session's exchanges in the history beside `memory` (never stops the distiller)."""
+    if settings.history_disabled:
+        return
+    from ..history import capture
+
+    try:
+        added, bad = capture.ingest(settings, item.transcript, memory)
+    except Exception as exc:
+        say(f"history: not kept: {type(exc).__name__}: {exc}")
+        return
+    skipped = f" ({bad} malformed line(s) skipped)" if bad else ""
+    say(f"history: {added} exchange(s) added{skipped}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -424,8 +424,9 @@ def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Fin
                 "warn",
                 "automemory",
                 f"both memories are active: Claude Code's auto memory is on ({now.reason}){what}; "
-                "run `agd-memory setup --apply`"
-                + (" and `agd-memory import claude-memory --apply`" if pending else ""),
+                "run /agd-memory:setup in Claude Code (in a shell: `agd-memory setup --apply`"
+                + (" and `agd-memory import claude-memory --apply`" if pending else "")
+                + ")",
             )
         ]
     if now.enabled:
@@ -434,11 +435,17 @@ def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Fin
                 "info",
                 "automemory",
                 f"Claude Code's auto memory is on ({now.reason}) and will keep its own notes in "
-                f"{folder}; `agd-memory setup` switches it off",
+                f"{folder}; /agd-memory:setup (in a shell: `agd-memory setup`) switches it off",
             )
         ]
     if pending:
-        return [Finding("info", "automemory", f"{todo}: `agd-memory import claude-memory`")]
+        return [
+            Finding(
+                "info",
+                "automemory",
+                f"{todo}: /agd-memory:setup (in a shell: `agd-memory import claude-memory`)",
+            )
+        ]
     return [Finding("ok", "automemory", f"Claude Code's auto memory is off ({now.reason})")]
 
 
@@ -451,7 +458,10 @@ def team_driver(root: Path | None) -> list[Finding]:
     if root is None or not registration.wants_driver(root):
         return []
     command = setup.driver_command(root)
-    fix = f"run `agd-memory team init` in {root} (a Claude Code session started there does it too)"
+    fix = (
+        f"run /agd-memory:team-init in a Claude Code session in {root} "
+        f"(in a shell: `agd-memory team init` in {root})"
+    )
     if not command:
         return [
             Finding(

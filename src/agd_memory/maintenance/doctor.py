@@ -64,6 +64,53 @@ def stale_code(ctx: Context, memories: list[checks_memory.Memory]) -> list[Findi
     return doctor_findings(ctx.settings, [(m.layer, m.path) for m in memories], ctx.code_root)
 
 
+def history(ctx: Context, memories: list[checks_memory.Memory]) -> list[Finding]:
+    """The project's session history: size, sessions, files that do not read."""
+    from ..history import files as history_files
+
+    project = next((path for layer, path in ctx.files if layer == "project"), None)
+    if project is None:
+        return []
+    folder = history_files.folder_of(project)
+    kept = history_files.stats(folder)
+    if ctx.settings.history_disabled:
+        return [
+            Finding(
+                "info",
+                "history",
+                f"session history off (AGD_HISTORY_DISABLED); {len(kept)} sessions kept in {folder}",
+            )
+        ]
+    if not kept:
+        return [
+            Finding(
+                "info",
+                "history",
+                f"no session history yet in {folder}; `agd-memory history import` adds past sessions",
+            )
+        ]
+    size = sum(s.size for s in kept)
+    out = [
+        Finding(
+            "ok",
+            "history",
+            f"session history {folder}: {len(kept)} sessions since {min(s.path.parent.name for s in kept)}, "
+            f"{size / 1024 / 1024:.1f} MB (bound {ctx.settings.history_max_mb:g} MB, "
+            f"{ctx.settings.history_max_days:g} days)",
+        )
+    ]
+    for path in history_files.broken(folder):
+        out.append(
+            Finding(
+                "warn",
+                "history",
+                f"{path}: not a readable history file; search skips it. Remove it or run "
+                f"`agd-memory history forget {path.stem}`",
+            )
+        )
+    return out
+
+
 STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Finding]]], ...] = (
     ("refs", lambda ctx, memories: checks_memory.dangling_refs(memories)),
     ("superseded", lambda ctx, memories: checks_memory.superseded_cited(memories)),
@@ -77,6 +124,7 @@ STEPS: tuple[tuple[str, Callable[[Context, list[checks_memory.Memory]], list[Fin
     ("python", lambda ctx, memories: checks_env.runtimes(ctx.settings, ctx.python_probe)),
     ("automemory", lambda ctx, memories: checks_env.both_memories(ctx.settings, ctx.files)),
     ("team", lambda ctx, memories: checks_env.team_driver(ctx.code_root)),
+    ("history", history),
 )
 """The checks after loading the memories, in order (the progress counter counts them)."""
 

@@ -51,7 +51,9 @@ Ids not found are named; the rest still comes back.
 3. Graph traversal is one call too: follow_refs=true (with depth) adds the blocks \
 an entry cites; with_backlinks=true adds the blocks citing it, e.g. every rule \
 about #deploy. limit caps the added blocks.
-4. agd_memory_search ranks blocks by words when you do not know the id.
+4. agd_memory_search ranks blocks by words when you do not know the id. With \
+scope="history" it searches what was said in past sessions (what happened, when, \
+exact errors, numbers); agd_memory_get(id, scope="history", context=2) reads around a hit.
 5. Save durable facts, decisions and corrections with agd_memory_save: a stable \
 kebab-case id, a desc saying what the block is for, keys (synonyms, how a user \
 would ask, translations: recall finds blocks by shared words), related blocks \
@@ -83,6 +85,23 @@ ReadScope = Annotated[
     Field(
         description="Layers to read: all (team when the repository has one, project, global), "
         "team, project or global."
+    ),
+]
+HistoryScope = Annotated[
+    Literal["all", "team", "project", "global", "history"],
+    Field(
+        description="Layers to read: all (team when the repository has one, project, global), "
+        "team, project or global; history: the exchanges of past sessions (what was said and "
+        "done, when, exact errors and numbers), never part of all."
+    ),
+]
+Context = Annotated[
+    int,
+    Field(
+        description='With scope="history": exchanges before and after each one to return '
+        f"(0-{mcp_tools.MAX_CONTEXT}), e.g. 2.",
+        ge=0,
+        le=mcp_tools.MAX_CONTEXT,
     ),
 ]
 KindFilter = Annotated[
@@ -268,12 +287,15 @@ def build_server(
         query: Query,
         ignore_case: IgnoreCase = True,
         kind: KindFilter = None,
-        scope: ReadScope = "all",
+        scope: HistoryScope = "all",
         limit: SearchLimit = 10,
     ) -> str:
         """Find memory blocks by words, best match first, each with its layer and a matching
         excerpt. Use it when you do not know the id; then read the hits with one
-        agd_memory_get(ids=[...])."""
+        agd_memory_get(ids=[...]). scope="history" searches instead every exchange of this
+        project's past sessions (kept up to a year): use it for what happened and when, an exact
+        error text, a number, a command or PR that memory does not hold; each hit says its
+        session, date and position."""
         return mcp_tools.search(
             ws, query, ignore_case=ignore_case, kind=kind, scope=scope, limit=limit
         )
@@ -286,7 +308,8 @@ def build_server(
         follow_refs: FollowRefs = False,
         depth: Depth = 1,
         limit: GetLimit = mcp_tools.DEFAULT_GET_LIMIT,
-        scope: ReadScope = "all",
+        scope: HistoryScope = "all",
+        context: Context = 0,
     ) -> str:
         """Read memory blocks in full (attributes and body), several in one call, optionally with
         the blocks they cite (follow_refs) and the blocks citing them (with_backlinks). Ids found
@@ -300,6 +323,7 @@ def build_server(
             depth=depth,
             limit=limit,
             scope=scope,
+            context=context,
         )
 
     @tool("agd_memory_save", "Memory: save a block", WRITE)

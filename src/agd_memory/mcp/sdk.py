@@ -228,7 +228,7 @@ def session_notice() -> str | None:
     try:
         started = start_install()
     except OSError as exc:
-        return f"could not start the MCP SDK install ({exc}); run `agd-memory doctor`"
+        return f"could not start the MCP SDK install ({exc}); run /agd-memory:doctor (in a shell: `agd-memory doctor`)"
     if previous:
         return f"the memory tools are unavailable: {previous}"
     if started:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for the types only: this module never imports the store at run time
+    from ..history.exchanges import Exchange
     from ..recall.search import Hit
     from ..store import Entry
 
@@ -196,3 +197,40 @@ def get(
     if missing:
         parts.append(f"Not found in scope {scope}: {ids_with_near(missing, suggestions)}")
     return "\n".join(parts)
+
+
+HISTORY_HIT_CHARS = 1500
+"""Characters of one history hit shown by search (get shows it whole)."""
+
+
+def history_label(e: Exchange) -> str:
+    when = e.at.replace("T", " ").removesuffix("Z")[:16] if e.at else "no date"
+    return f"#h-{e.session}-{e.n} (history, session {e.session}, {when} UTC, exchange {e.n})"
+
+
+def history_search(query: str, hits: Sequence[tuple[Exchange, float]]) -> str:
+    """History hits, best first: session, date, position and the exchange (clipped)."""
+    head = f'search "{one_line(query, 80)}" (scope history)'
+    if not hits:
+        return f"{head}: no exchange of past sessions matches. Try other or fewer words."
+    lines = [f"{head}: {len(hits)} exchanges of past sessions, best first"]
+    for e, score in hits:
+        text = e.text if len(e.text) <= HISTORY_HIT_CHARS else e.text[:HISTORY_HIT_CHARS] + " [...]"
+        lines += [f"{history_label(e)} score {score:.2f}", text, ""]
+    lines.append(
+        'Read an exchange whole with the ones around it: agd_memory_get(id="<id>", '
+        'scope="history", context=2).'
+    )
+    return "\n".join(lines)
+
+
+def history_get(found: Sequence[Exchange], missing: Sequence[str]) -> str:
+    lines: list[str] = []
+    for e in found:
+        lines += [history_label(e), e.text, ""]
+    if missing:
+        lines.append(
+            f"not in the history: {', '.join('#' + m for m in missing)} "
+            '(ids come from agd_memory_search with scope="history")'
+        )
+    return "\n".join(lines).rstrip() + "\n"

@@ -37,6 +37,9 @@ from ..toc import list_entries
 from . import text as mcp_text
 
 READ_SCOPES = ("all", "team", "project", "global")
+HISTORY = "history"
+"""The scope of search and get that reads past sessions' exchanges instead of memory blocks."""
+MAX_CONTEXT = 10
 WRITE_SCOPES = ("team", "project", "global")
 STATUSES = store.VALID_STATUS
 MAX_TOC_LIMIT = 500
@@ -208,6 +211,12 @@ def search(
     if not query or not query.strip():
         raise UserError('query is empty; give words to look for, e.g. query="deploy staging"')
     _check_range("limit", limit, 1, MAX_SEARCH_LIMIT)
+    if scope == HISTORY:
+        from ..history import search as history_search
+
+        folder = _history_folder(ws)
+        hits = history_search.search(folder, query, ws.settings, limit=limit)
+        return mcp_text.history_search(query, [(h.exchange, h.score) for h in hits])
     files, note = _readable(ws.read_files(scope))
     # Imported on first use: the ranking code is only needed when the model searches.
     from ..recall.search import search as ranked_search
@@ -236,12 +245,15 @@ def get(
     depth: int = 1,
     limit: int = DEFAULT_GET_LIMIT,
     scope: str = "all",
+    context: int = 0,
 ) -> str:
     wanted = requested_ids(id, ids)
     if not wanted:
         raise UserError(
             'give the block to read: id="deploy-flow" or ids=["deploy-flow", "db-choice"]'
         )
+    if scope == HISTORY:
+        return _get_history(ws, wanted, context)
     _check_range("depth", depth, 1, MAX_DEPTH)
     _check_range("limit", limit, 1, MAX_GET_LIMIT)
     files, note = _readable(ws.read_files(scope))
@@ -274,6 +286,31 @@ def get(
         scope=scope,
         suggestions=suggestions,
     )
+
+
+def _history_folder(ws: Workspace) -> Path:
+    from ..history import files as history_files
+
+    return history_files.folder_of(ws.layers().project.path)
+
+
+def _get_history(ws: Workspace, wanted: list[str], context: int) -> str:
+    from ..history import files as history_files
+
+    _check_range("context", context, 0, MAX_CONTEXT)
+    folder = _history_folder(ws)
+    found, missing, seen = [], [], set()
+    for block in wanted:
+        around = history_files.neighbours(folder, block, context)
+        if not around:
+            missing.append(block)
+        for e in around:
+            if (e.session, e.n) not in seen:
+                seen.add((e.session, e.n))
+                found.append(e)
+    if not found:
+        raise BlockNotFound(mcp_text.history_get([], missing))
+    return mcp_text.history_get(found, missing)
 
 
 def _drop_last_extras(entries: list[store.Entry], wanted: list[str], n: int) -> list[store.Entry]:

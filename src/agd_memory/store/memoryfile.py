@@ -564,7 +564,8 @@ class MemoryFile:
             old = self._document_of(key, raw) if raw is not None else Document()
             source = raw
             if not old.blocks and create:  # a missing or empty file is a new memory
-                source, old = rules.SCAFFOLD, parse(rules.SCAFFOLD)
+                source = rules.scaffold(self.layer)
+                old = parse(source)
             doc = Document(list(old.blocks))  # blocks are replaced, never mutated
             result = change(doc)
             if (

@@ -28,10 +28,20 @@ MAX_KEYS = 24
 MAX_KEY_CHARS = 48
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
 
+LAYER_TITLES = {"team": "Team memory", "project": "Project memory", "global": "Global memory"}
+
+
+def scaffold(layer: str = "project") -> str:
+    """The file a first save creates in `layer` (§2.3): the earlier plugin's sections and
+    ids, titled by the layer in English where the earlier plugin wrote "Memoria di
+    sessione" (a file that has that title keeps working: the title is `#root`'s text)."""
+    return SCAFFOLD.replace("Project memory", LAYER_TITLES.get(layer, "Project memory"), 1)
+
+
 SCAFFOLD = (
     "@meta format=agd version=1 [#meta]\n"
     "\n"
-    "@h1 Memoria di sessione [#root]\n"
+    "@h1 Project memory [#root]\n"
     "\n"
     "@h2 User [#h-user]\n"
     "\n"
@@ -41,7 +51,7 @@ SCAFFOLD = (
     "\n"
     "@h2 Reference [#h-reference]\n"
 )
-"""The file a first save creates (§2.3), byte for byte the earlier plugin's."""
+"""The project layer's new file (`scaffold` gives each layer's)."""
 
 
 def today(settings: Settings) -> str:

@@ -34,7 +34,7 @@ from agd.lock import exclusive, locked_path, real_path
 from .. import paths
 from ..errors import MemoryFileError, UserError
 from ..settings import Settings
-from ..store.rules import SCAFFOLD
+from ..store.rules import scaffold
 from . import DRIVER
 
 DRIVER_TITLE = "agd-memory: merge the team memory file block by block"
@@ -139,7 +139,9 @@ def _create_team_file(path: Path) -> bool:
             return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(real_path(path), SCAFFOLD)  # a dangling link gets its target written
+            write_atomic(
+                real_path(path), scaffold("team")
+            )  # a dangling link gets its target written
         except OSError as exc:
             raise MemoryFileError(
                 f"cannot create the team file {path}: {exc.strerror or exc}; check that "
