@@ -416,13 +416,16 @@ class MemoryFile:
         keys: Mapping[str, Iterable[str] | str],
         *,
         only_missing: bool = False,
+        first: bool = False,
     ) -> tuple[str, ...]:
         """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
         locked write. Nothing else changes, `updated` included: keys help recall find a
         fact, they are not a change of it. Unknown ids and non-entries are skipped, and
         with `only_missing` so are entries that have keys by the time of the write (a
-        backfill that asked a model for a minute must not overwrite keys saved meanwhile);
-        returns the ids written."""
+        backfill that asked a model for a minute must not overwrite keys saved meanwhile).
+        With `first` the terms go before the keys the entry has at the time of the write,
+        and the last of those make room when there are more than `rules.MAX_KEYS` (keys
+        learned from the user's own words come first). Returns the ids written."""
         wanted = {}
         for block_id, value in keys.items():
             where = f"#{block_id} in {self.path}"
@@ -435,6 +438,11 @@ class MemoryFile:
                     continue
                 if only_missing and str(b.attrs.get("keys") or "").strip():
                     continue
+                if first:
+                    had = str(b.attrs.get("keys") or "").split(",")
+                    both = [k for k in (*wanted[b.id].split(","), *had) if k.strip()]
+                    both = list(dict.fromkeys(" ".join(k.split()) for k in both))
+                    wanted[b.id] = rules.normalize_keys(both[: rules.MAX_KEYS], str(self.path))
                 attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
                 if wanted[b.id]:
                     attrs["keys"] = wanted[b.id]
