@@ -442,6 +442,20 @@ def _capped(context: str) -> str:
     return context
 
 
+STDIN_LIMIT = 16 * 1024 * 1024
+"""Bytes of hook payload read at most: a prompt with a long paste is a few MiB; a stream
+that does not end (a broken caller) must not grow the hook without bound."""
+
+
+def read_stdin(stream, limit: int = STDIN_LIMIT) -> bytes:
+    """The payload, or b"" (an empty payload, logged) when it is longer than `limit`."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        debuglog.log(f"hook: stdin longer than {limit} bytes; using an empty payload")
+        return b""
+    return data
+
+
 def main(argv: Sequence[str]) -> int:
     """`agd-memory hook <event>`: read the payload on stdin, print hook JSON or nothing; always exit 0."""
     args = list(argv)
@@ -461,7 +475,7 @@ def main(argv: Sequence[str]) -> int:
             # Inside the distiller's own `claude -p` child: every hook is a no-op, or
             # SessionEnd would start another distiller, and so on without end.
             return 0
-        payload = parse_payload(sys.stdin.buffer.read())
+        payload = parse_payload(read_stdin(sys.stdin.buffer))
         context = handler(payload, settings)
         output = render_output(event_name, context or "", take_notices())
     except KeyboardInterrupt:
