@@ -253,7 +253,7 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _first_session_notice(settings)
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
-    _team_driver(settings, payload.cwd)
+    _team_notice(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
     history = _history_line(settings, payload.cwd)
@@ -298,18 +298,42 @@ def _history_line(settings: Settings, cwd: str) -> str:
     )
 
 
-def _team_driver(settings: Settings, cwd: str) -> None:
-    """Registers the team file's merge driver in a clone whose .gitattributes asks for it
-    (team/registration.py: costs one failed open where there is no team layer)."""
+def _team_notice(settings: Settings, cwd: str) -> None:
+    """One line to the user, once per clone, when the repository shares team memory but the
+    user has not run `team init` in it: nothing is written to the clone's git config and no
+    model call is spent on its team file until then (team/registration.py)."""
     try:
         from ..team import registration
 
-        done = registration.ensure(settings, cwd or None)
+        root = registration.untrusted_clone(cwd or None)
+        if root is None or not _once(settings, "team-told", str(root)):
+            return
     except Exception as exc:  # fail open: the TOC still goes out
-        debuglog.log(f"hook session-start: merge driver check failed: {type(exc).__name__}: {exc}")
+        debuglog.log(f"hook session-start: team check failed: {type(exc).__name__}: {exc}")
         return
-    if done:
-        debuglog.log("hook session-start: " + "; ".join(done))
+    notify_user(
+        f"{root} shares team memory in .claude/memory.agd: the model sees it marked as the "
+        "repository's; /agd-memory:team-init (in a shell: `agd-memory team init`) sets up "
+        "its merge driver and lets background runs key it"
+    )
+
+
+def _once(settings: Settings, kind: str, name: str = "") -> bool:
+    """True the first time (kind, name) is asked in this data folder, False after: the mark
+    is created exclusively, so two sessions starting at once say it once, and a folder
+    that cannot hold it means silence rather than a line every time."""
+    import zlib
+
+    mark = settings.data_dir / (f"{kind}-{zlib.crc32(name.encode()):08x}" if name else kind)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
+        return False
+    return True
 
 
 def _review_notice(settings: Settings, cwd: str) -> None:
@@ -341,18 +365,9 @@ FIRST_SESSION_NOTICE = (
 
 def _first_session_notice(settings: Settings) -> None:
     """One line the first session after an install (the plugin data folder is new then),
-    never again: the mark is created exclusively, so two sessions starting at once tell it
-    once, and a folder that cannot hold it means silence rather than a line every time."""
-    mark = settings.data_dir / FIRST_SESSION_MARK
-    try:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        return
-    except OSError as exc:
-        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
-        return
-    notify_user(FIRST_SESSION_NOTICE)
+    never again."""
+    if _once(settings, FIRST_SESSION_MARK):
+        notify_user(FIRST_SESSION_NOTICE)
 
 
 def _mcp_sdk_notice() -> None:
