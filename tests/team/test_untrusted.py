@@ -119,3 +119,26 @@ def test_no_keys_run_for_a_clones_team_file_before_team_init(tmp_path, git_env, 
     c.cli("team", "init")
     autokeys.at_session_start([team], settings)
     assert asked == [team.path]
+
+
+def test_a_star_attribute_leaves_other_files_to_gits_own_merge(tmp_path, git_env):
+    c = _repo(tmp_path, git_env)
+    for key, value in (("user.name", "t"), ("user.email", "t@t"), ("commit.gpgsign", "false")):
+        c.git("config", key, value)
+    (c.path / ".gitattributes").write_text("* merge=agd-memory\n")
+    (c.path / "README.md").write_text("".join(f"{n}\n" for n in range(1, 21)))
+    c.cli("team", "init")
+    c.git("add", "-A")
+    c.git("commit", "-qm", "base")
+    c.git("checkout", "-qb", "side")
+    (c.path / "README.md").write_text((c.path / "README.md").read_text().replace("2\n", "two\n", 1))
+    c.git("commit", "-qam", "side")
+    c.git("checkout", "-q", "-")
+    (c.path / "README.md").write_text(
+        (c.path / "README.md").read_text().replace("19\n", "nineteen\n")
+    )
+    c.git("commit", "-qam", "main")
+    merged = c.git("merge", "--no-edit", "side", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = (c.path / "README.md").read_text()
+    assert "two\n" in text and "nineteen\n" in text and "<<<<<<<" not in text

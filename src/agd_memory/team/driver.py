@@ -13,6 +13,7 @@ merge its markers.
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from agd.atomic import write_atomic
@@ -40,6 +41,20 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
             f"cannot write the merged file {ours}: {exc.strerror or exc}; git keeps the conflict"
         ) from None
     return result
+
+
+def merge_as_git_would(base: str, ours: str, theirs: str, name: str) -> int:
+    """A file that is not AGD memory (a `* merge=agd-memory` line sends every file here):
+    git's own line merge (`git merge-file`), markers and all; 0 when clean, else 1 and git
+    reports an ordinary conflict."""
+    labels = ["-L", f"{name} (ours)", "-L", f"{name} (base)", "-L", f"{name} (theirs)"]
+    try:
+        done = subprocess.run(
+            ["git", "merge-file", *labels, ours, base, theirs], capture_output=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
+    return 0 if done.returncode == 0 else 1
 
 
 def describe(result: MergeResult, name: str | os.PathLike[str]) -> list[str]:
