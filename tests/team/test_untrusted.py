@@ -142,3 +142,44 @@ def test_a_star_attribute_leaves_other_files_to_gits_own_merge(tmp_path, git_env
     assert merged.returncode == 0, merged.stdout + merged.stderr
     text = (c.path / "README.md").read_text()
     assert "two\n" in text and "nineteen\n" in text and "<<<<<<<" not in text
+
+
+HAND_WRITTEN = (
+    "@meta format=agd version=1 [#meta]\n\n"
+    '@x-project   status=open desc="deploys on fridays"   [#deploy]\n~~~\nx\n~~~\n\n'
+    '@x-project desc="queue on postgres" created=2026-01-01 [#queue]\n~~~\nSKIP LOCKED\n~~~\n'
+)
+
+
+def test_the_driver_keeps_unchanged_blocks_as_written_and_warns_of_a_teammates_secret(tmp_path):
+    import sys
+
+    from teamutil import BIN
+
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    base.write_text(HAND_WRITTEN)
+    ours.write_text(HAND_WRITTEN)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    theirs.write_text(
+        HAND_WRITTEN
+        + f'\n@x-reference desc="ci token" [#ci-token]\n~~~\nCI pushes with {token}\n~~~\n'
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BIN),
+            "merge-driver",
+            str(base),
+            str(ours),
+            str(theirs),
+            ".claude/memory.agd",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert "#ci-token" in done.stderr and "credential" in done.stderr
+    merged = ours.read_text()
+    assert merged.startswith(HAND_WRITTEN), "the blocks nobody changed keep their bytes"
+    assert "[#ci-token]" in merged

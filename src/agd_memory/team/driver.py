@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from agd.atomic import write_atomic
@@ -34,6 +35,7 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
         text = read_text(path, MAX_BYTES)
         texts.append(resolve_text(text, f"the {side} version").text)
     result = merge(*texts)
+    _warn_secrets(result, texts[1])
     try:
         write_atomic(ours, result.text)
     except OSError as exc:
@@ -41,6 +43,32 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
             f"cannot write the merged file {ours}: {exc.strerror or exc}; git keeps the conflict"
         ) from None
     return result
+
+
+def _warn_secrets(result: MergeResult, ours: str) -> None:
+    """A block the merge brings in (not in our version as it is) that holds a credential:
+    one warning line for git's output. The merge goes on: the teammate committed it
+    already, and dropping it would lose their entry; the user decides."""
+    from agd.parser import parse
+    from agd.serializer import serialize_block
+
+    from ..secrets import describe as find_secret
+
+    try:
+        mine = {serialize_block(b) for b in parse(ours).blocks}
+    except Exception:
+        mine = set()
+    for block in result.document.blocks:
+        if not block.kind.startswith("x-") or serialize_block(block) in mine:
+            continue
+        body = block.value if isinstance(block.value, str) else ""
+        found = find_secret(body, str(block.attrs.get("desc") or ""))
+        if found:
+            print(
+                f"agd-memory: warning: the merged #{block.id} holds what looks like a "
+                f"credential ({found}); remove it from the team file and rotate it",
+                file=sys.stderr,
+            )
 
 
 def merge_as_git_would(base: str, ours: str, theirs: str, name: str) -> int:
