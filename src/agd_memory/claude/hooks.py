@@ -171,15 +171,48 @@ def layers_of(settings: Settings, cwd: str) -> paths.Layers:
     return _LAYERS[cwd]
 
 
+HOOK_MAX_ENTRIES = 25_000
+"""Entries a hook reads from one layer at most: a committed file of 400,000 empty entries
+must not hold every prompt up to its time limit (the other layers keep working)."""
+COUNT_FROM_BYTES = HOOK_MAX_ENTRIES * len("@x-a\n\n")
+"""Files smaller than this cannot hold more entries than a hook can afford (the shortest
+entry and its blank line): not counted (a read and a byte count, ~0.1 ms per 100 KB)."""
+
+
 def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Layer]:
     layers = layers_of(settings, cwd)
     existing = []
     for layer in layers.select(scope):
         if layer.path.is_file():
-            existing.append(layer)
+            if not _too_many_entries(settings, layer):
+                existing.append(layer)
         elif layer.path.exists():
             debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: not a file")
     return existing
+
+
+def _too_many_entries(settings: Settings, layer: paths.Layer) -> bool:
+    """True (and the user told once per file size) when the layer holds more than
+    HOOK_MAX_ENTRIES entries; counted from the bytes, without parsing."""
+    from agd.errors import UnreadableFile
+    from agd.files import read_bytes
+
+    try:
+        size = layer.path.stat().st_size
+        if size < COUNT_FROM_BYTES:
+            return False
+        n = read_bytes(layer.path, 64 * 1024 * 1024).count(b"\n@x-")
+    except (OSError, UnreadableFile):
+        return False  # the readers report what is wrong with the file
+    if n <= HOOK_MAX_ENTRIES:
+        return False
+    if _once(settings, "too-many-entries", f"{layer.path}:{size}"):
+        notify_user(
+            f"{layer.path} ({layer.name} layer) has {n} entries, more than the "
+            f"{HOOK_MAX_ENTRIES} a hook reads from one layer: it is left out of the session's "
+            "table of contents and auto-recall (`agd-memory search` still reads it)"
+        )
+    return True
 
 
 def memory_files(
