@@ -322,7 +322,6 @@ def backfill(
     `agd-memory keys`. A failed run or write is logged, not raised; returns how many
     entries got keys."""
     from ..claude import headless
-
     from ..team.registration import may_spend_on
 
     written, left = 0, limit

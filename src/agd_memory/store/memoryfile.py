@@ -250,14 +250,12 @@ class MemoryFile:
     def _parse_str(self, text: str) -> Document:
         from agd.parser import parse  # imported on a cache miss only: hooks read the cache
 
-        from ..team.markers import conflict_message
-
-        conflict = conflict_message(self.path, text)  # markers can parse, inside a fence
-        if conflict is not None:
-            raise MemoryFileError(conflict, path=self.path, reason="conflict")
         try:
-            return parse(text)
+            doc = parse(text)
         except AgdError as exc:
+            conflict = rules.conflict_message(self.path, text, parsed=False)
+            if conflict is not None:  # git's regions cut through fences
+                raise MemoryFileError(conflict, path=self.path, reason="conflict") from None
             bak = self.backup_path
             fix = (
                 f"fix that line, or restore {bak} (the text before the last bulk rewrite)"
@@ -270,6 +268,10 @@ class MemoryFile:
                 line=exc.line,
                 reason="parse",
             ) from None
+        conflict = rules.conflict_message(self.path, text)  # markers outside fenced bodies
+        if conflict is not None:
+            raise MemoryFileError(conflict, path=self.path, reason="conflict")
+        return doc
 
     # -- writing -------------------------------------------------------------------
 

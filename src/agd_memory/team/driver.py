@@ -35,6 +35,10 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
         text = read_text(path, MAX_BYTES)
         texts.append(resolve_text(text, f"the {side} version").text)
     result = merge(*texts)
+    from ..store.rules import conflict_message
+
+    if conflict_message(ours, result.text) is not None:  # never a clean merge no reader takes
+        raise MemoryFileError(f"the merged {ours} would still hold conflict markers")
     _warn_secrets(result, texts[1])
     try:
         write_atomic(ours, result.text)
