@@ -136,8 +136,7 @@ def merge_documents(base: Document | None, ours: Document, theirs: Document) -> 
             loser = loser.copy(attrs=dict(loser.attrs, status="superseded"))
         loser_id = _derived_id(key[1], loser, taken, held)
         taken.add(loser_id)
-        if ("id", loser_id, 0) not in held:
-            derived[key] = loser.copy(id=loser_id)  # else an earlier merge already kept it
+        derived[key] = loser.copy(id=loser_id)  # dropped below when a side holds it already
         if superseded:
             kept[key] = _with_edge(winner, "supersedes", loser_id)
             detail = f"#{key[1]} changed on both sides; the later kept, the other as #{loser_id} (superseded)"
@@ -146,6 +145,9 @@ def merge_documents(base: Document | None, ours: Document, theirs: Document) -> 
             kept[key] = winner
             detail = f"both sides added #{key[1]} with different texts; one kept as #{loser_id}"
             notes.append(Note("both-added", key[1], detail))
+    for key, copy in list(derived.items()):
+        if ("id", copy.id, 0) in kept:  # an earlier merge kept this very copy, and it stays
+            del derived[key]
     blocks = []
     for key in _order_keys(list(o), list(t), kept):
         blocks.append(kept[key])
