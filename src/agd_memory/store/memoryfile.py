@@ -568,6 +568,13 @@ class MemoryFile:
         from agd.parser import parse
         from agd.splice import splice
 
+        if create and self.layer == "team" and not self.settings.team_file and not self.exists():
+            raise UserError(
+                f"no team memory in this repository yet ({self.path}); run /agd-memory:team-init "
+                "in Claude Code (in a shell: `agd-memory team init`), which creates it with its "
+                "merge driver and keeps its lock file out of commits. Nothing was written."
+            )
+
         def step(raw: str | None, key: cache.Key | None) -> tuple[str | None, Document | None, T]:
             if raw is None and not create:
                 raise BlockNotFound(f"memory file {self.path} does not exist; nothing to change")
