@@ -146,3 +146,15 @@ def test_review_over_http(server, home, key):
     assert act("reject", reject_id)[0] == 200
     assert review.pending(mf) == [] and mf.entry("lint") is None
     assert act("accept", reject_id)[0] == 409  # not pending any more
+
+
+def test_a_deeply_nested_json_body_gets_a_400_answer(server):
+    port = server.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    body = b"[" * 200_000 + b"]" * 200_000
+    headers = {"Host": f"127.0.0.1:{port}", "Origin": f"http://127.0.0.1:{port}",
+               "Content-Type": "application/json", "X-AGD-Token": page_token(server)}  # fmt: skip
+    conn.request("POST", "/api/entry", body=body, headers=headers)
+    resp = conn.getresponse()
+    assert resp.status == 400 and b"nested too deeply" in resp.read()
+    conn.close()

@@ -59,7 +59,7 @@ def host_allowed(host: str | None) -> bool:
     else:
         name, sep, port_text = host.partition(":")
         port = port_text if sep else None
-    if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+    if port is not None and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
         return False
     return name in LOOPBACK_NAMES
 

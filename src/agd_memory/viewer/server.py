@@ -199,9 +199,10 @@ class Handler(BaseHTTPRequestHandler):
             data = json.loads(self.rfile.read(length))
             if not isinstance(data, dict):
                 raise ValueError("not an object")
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
             self._json(
-                HTTPStatus.BAD_REQUEST, {"error": f"the request is not a JSON object: {exc}"}
+                HTTPStatus.BAD_REQUEST, {"error": f"the request is not a JSON object: {why}"}
             )
             return
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
