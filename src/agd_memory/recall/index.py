@@ -141,7 +141,7 @@ class Part:
 
     __slots__ = (
         "size", "n", "body_sum", "desc_sum", "origin", "_terms", "_keys", "_records",
-        "_successors", "_table", "_entries",
+        "_successors", "_table", "_entries", "_rows",
     )  # fmt: skip
 
     def __init__(
@@ -167,6 +167,8 @@ class Part:
         """superseded id -> index of the record that supersedes it (in this file)."""
         self._table = table
         self._entries = entries
+        self._rows: dict[int, tuple] = {}
+        """Entry rows read so far (the blocks rendered)."""
 
     @classmethod
     def build(
@@ -345,8 +347,11 @@ class Part:
         layer, path = self.origin
         from ..store.entry import Entry  # imported when a block is rendered, not to score
 
-        table = self._table
-        row = table.item("entries", i) if table is not None else self.record(i)[ROW]
+        row = self._rows.get(i)
+        if row is None:
+            table = self._table
+            row = table.item("entries", i) if table is not None else self.record(i)[ROW]
+            self._rows[i] = row
         return tuple.__new__(Entry, row + (layer, Path(path)))  # type: ignore[operator]
 
 
