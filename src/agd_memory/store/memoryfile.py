@@ -657,13 +657,9 @@ class MemoryFile:
 
     def _check_writable(self) -> None:
         """Refuse a read-only file (called after `exists()` found a regular file)."""
-        try:
-            mode = os.stat(self.path).st_mode
-        except OSError:
-            return  # gone meanwhile: `_read` reports it
-        # The mode bits, not just access(): root may write anything, but a file the user
-        # made read-only is a clear request to leave it alone.
-        if mode & 0o222 == 0 or not os.access(self.path, os.W_OK):
+        from agd.files import read_only
+
+        if read_only(self.path):
             raise MemoryFileError(
                 f"memory file {self.path} is read-only; make it writable (chmod u+w) to change "
                 "it. Nothing was written."
