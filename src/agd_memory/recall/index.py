@@ -63,7 +63,7 @@ its account, and the prompt's cost stops growing with the memory (issue 26)."""
 _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
-# (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
+# (id, kind, status, is_memory, id, desc and kind tokens (frozensets), body counts,
 #  body length in tokens, body length in characters, recency, the store's entry row
 #  (`store.entry`, without layer and path), keys as token tuples)
 # The entry row rebuilds the entry for rendering without reading the memory file.
@@ -117,9 +117,9 @@ def analyse(entry: Entry, analyzer: Analyzer) -> Record:
         kind,
         entry.status,
         kind.startswith("x-"),
-        tuple(set(analyzer.tokens(str(entry.id).replace("-", " ")))),
-        tuple(set(analyzer.tokens(entry.desc or ""))),
-        tuple(set(kind_tokens)),
+        frozenset(analyzer.tokens(str(entry.id).replace("-", " "))),
+        frozenset(analyzer.tokens(entry.desc or "")),
+        frozenset(kind_tokens),
         dict(Counter(body)),
         len(body),
         len(body_text),
