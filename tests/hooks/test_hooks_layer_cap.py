@@ -37,3 +37,29 @@ def test_a_huge_team_file_is_left_out_and_the_project_layer_still_recalls(hook_e
               "prompt": "how does the billing queue work with invoices"}  # fmt: skip
     recalled = context_of(run_hook("prompt", prompt, hook_env).stdout, "UserPromptSubmit")
     assert "#billing-queue" in recalled
+
+
+def test_a_large_layer_is_counted_once_per_version_of_the_file(hook_env, tmp_path, monkeypatch):
+    # Counting reads the whole file: a prompt on a 10,000-block memory paid ~9 ms for it
+    # every time. The count is kept under the file's identity until the file changes.
+    import agd.files
+    from agd_memory.claude import hooks
+    from agd_memory.settings import Settings
+
+    settings = Settings.load()
+    big = tmp_path / "memory.agd"
+    big.write_text(
+        "@meta format=agd version=1 [#meta]\n\n" + "".join(f"@x-a [#e{i}]\n\n" for i in range(9))
+    )
+    assert hooks._entry_count(settings, big) == 9
+    read_bytes = agd.files.read_bytes
+
+    def unread(*args, **kwargs):
+        raise AssertionError("the file was read again although it did not change")
+
+    monkeypatch.setattr(agd.files, "read_bytes", unread)
+    assert hooks._entry_count(settings, big) == 9
+    monkeypatch.setattr(agd.files, "read_bytes", read_bytes)
+    with big.open("a") as fh:
+        fh.write("@x-a [#e9]\n\n")
+    assert hooks._entry_count(settings, big) == 10
