@@ -317,3 +317,30 @@ def test_a_secret_note_is_not_imported_on_the_dry_run_either(project: Path, caps
     assert "+ x-project #ci-token" not in out and "! #ci-token" in out
     assert "in content line 1" in out and "--allow-secrets" not in out
     assert "dry run: 2 to add" in out
+
+
+def test_setup_keeps_a_private_settings_file_private_and_leaves_a_read_only_one(
+    project: Path, env, capsys
+) -> None:
+    import os
+    import stat
+
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"env": {"API_TOKEN": "x"}}\n', encoding="utf-8")
+    os.chmod(settings, 0o600)
+    backup = settings.with_name("settings.json.bak")
+    backup.write_text("{}\n", encoding="utf-8")
+    os.chmod(backup, 0o644)  # an older, open copy
+    assert main(["setup", "--apply"]) == 0
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+
+    settings.write_text('{"model": "opus"}\n', encoding="utf-8")
+    os.chmod(settings, 0o444)
+    try:
+        assert main(["setup", "--apply"]) == 1
+        assert "read-only" in capsys.readouterr().err
+        assert settings.read_text(encoding="utf-8") == '{"model": "opus"}\n'
+    finally:
+        os.chmod(settings, 0o644)

@@ -245,7 +245,7 @@ def _claude_settings(root: Path, path: Path) -> list[Finding]:
             Finding(
                 "warn",
                 "plugin",
-                f"{path} is {problem or 'not a JSON object'} — Claude Code cannot read it either; fix or remove it",
+                f"{path} is {problem or 'not a JSON object'}; agd-memory could not check it (fix it if Claude Code reports it too)",
             )
         ]
     name = _plugin_name(root)
