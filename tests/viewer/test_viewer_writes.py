@@ -57,6 +57,17 @@ def _mf(home: Home) -> store.MemoryFile:
     return store.MemoryFile(home.project, settings=home.settings)
 
 
+def version(srv, key: str, block_id: str) -> str:
+    """The version of an entry as the page has it (what an edit was made on)."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
+    conn.request("GET", f"/memory.json?project={key}")
+    data = json.loads(conn.getresponse().read())
+    conn.close()
+    return next(
+        b["version"] for b in data["blocks"] if b["id"] == block_id and b["layer"] == "project"
+    )
+
+
 def test_cross_origin_or_tokenless_posts_are_refused_and_change_nothing(server, home, key, serve):
     before = home.project.read_bytes()
     edit = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices"}
@@ -90,9 +101,11 @@ def test_an_entry_is_edited_and_deleted_through_the_store(server, home, key):
         "status": "done",
         "keys": "Rechnungsnummer, invoice counter",
         "body": "One counter row per year, locked FOR UPDATE.",
+        "version": version(server, key, "decision-invoices"),
     }
     status, body = post(server, "/api/entry", edit, token=token)
     assert status == 200, body
+    edit["version"] = version(server, key, "decision-invoices")
     entry = _mf(home).entry("decision-invoices")
     assert entry.desc == edit["desc"] and entry.status == "done"
     assert entry.body == edit["body"] and entry.attrs["keys"] == "rechnungsnummer, invoice counter"
@@ -106,7 +119,8 @@ def test_an_entry_is_edited_and_deleted_through_the_store(server, home, key):
     status, body = post(server, "/api/entry", {**edit, "status": "bogus"}, token=token)
     assert status == 409 and b"status" in body
 
-    gone = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices"}
+    gone = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices",
+            "version": edit["version"]}  # fmt: skip
     status, body = post(server, "/api/entry", gone, token=token)
     assert status == 200 and b"still cited by" in body
     assert _mf(home).entry("decision-invoices") is None
@@ -158,3 +172,30 @@ def test_a_deeply_nested_json_body_gets_a_400_answer(server):
     resp = conn.getresponse()
     assert resp.status == 400 and b"nested too deeply" in resp.read()
     conn.close()
+
+
+def test_a_viewer_save_made_on_an_old_version_never_undoes_a_later_save(server, home, key):
+    """The page loaded #decision-invoices; a CLI save lands; the page's Save is refused with
+    the current text, and only an edit made on that text is written."""
+    token = page_token(server)
+    loaded = version(server, key, "decision-invoices")
+    mf = _mf(home)
+    entry = mf.entry("decision-invoices")
+    mf.save(entry.kind, "decision-invoices", "CLI: one counter per year and tenant.",
+            desc=entry.desc, keys=["tenant counter"])  # fmt: skip
+    edit = {"project": key, "layer": "project", "action": "save", "id": "decision-invoices",
+            "desc": "edited in the viewer", "status": "", "keys": "", "body": entry.body,
+            "version": loaded}  # fmt: skip
+    status, body = post(server, "/api/entry", edit, token=token)
+    assert status == 409, body
+    answer = json.loads(body)
+    assert "changed" in answer["error"] and "since this page loaded it" in answer["error"]
+    assert answer["current"]["body"] == "CLI: one counter per year and tenant."
+    now = _mf(home).entry("decision-invoices")
+    assert now.body.startswith("CLI:") and "tenant counter" in now.attrs["keys"]
+    deleted = post(server, "/api/entry", {**edit, "action": "delete"}, token=token)
+    assert deleted[0] == 409 and _mf(home).entry("decision-invoices") is not None
+    status, _ = post(
+        server, "/api/entry", {**edit, "version": answer["current"]["version"]}, token=token
+    )
+    assert status == 200 and _mf(home).entry("decision-invoices").desc == "edited in the viewer"

@@ -211,6 +211,8 @@ class Handler(BaseHTTPRequestHandler):
             status, answer = actions[path](self.server.catalog, data)
         except UserError as exc:
             status, answer = edit.status_of(exc), {"error": str(exc)}
+            if isinstance(exc, edit.StaleEdit):
+                answer["current"] = exc.current
         except Exception as exc:  # one bad request must never stop the server
             debuglog.log(f"viewer: POST {path}: {type(exc).__name__}: {exc}")
             status, answer = HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"}
