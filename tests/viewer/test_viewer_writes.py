@@ -12,11 +12,17 @@ from viewer_fixtures import Home
 
 from agd_memory import store
 from agd_memory.distill import review
+from agd_memory.viewer import guard
+
+
+def auth(srv) -> dict[str, str]:
+    """The cookie the viewer sets for the user who opened its address."""
+    return {"Cookie": f"{guard.cookie_name(srv.server_address[1])}={srv.secret}"}
 
 
 def page_token(srv) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
-    conn.request("GET", "/")
+    conn.request("GET", "/", headers=auth(srv))
     body = conn.getresponse().read().decode()
     conn.close()
     found = re.search(r'<meta name="agd-write-token" content="([^"]+)">', body)
@@ -29,7 +35,7 @@ def post(
 ):
     port = srv.server_address[1]
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json"}
+    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", **auth(srv)}
     if origin == "self":
         sent["Origin"] = f"http://127.0.0.1:{port}"
     elif origin is not None:
@@ -47,7 +53,7 @@ def post(
 @pytest.fixture
 def key(server) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
-    conn.request("GET", "/projects.json")
+    conn.request("GET", "/projects.json", headers=auth(server))
     data = json.loads(conn.getresponse().read())
     conn.close()
     return data["initial"]
@@ -60,7 +66,7 @@ def _mf(home: Home) -> store.MemoryFile:
 def version(srv, key: str, block_id: str) -> str:
     """The version of an entry as the page has it (what an edit was made on)."""
     conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
-    conn.request("GET", f"/memory.json?project={key}")
+    conn.request("GET", f"/memory.json?project={key}", headers=auth(srv))
     data = json.loads(conn.getresponse().read())
     conn.close()
     return next(
@@ -141,7 +147,7 @@ def test_review_over_http(server, home, key):
     )
     accept_id, reject_id = (i.id for i in queued.added)
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
-    conn.request("GET", f"/review.json?project={key}")
+    conn.request("GET", f"/review.json?project={key}", headers=auth(server))
     items = json.loads(conn.getresponse().read())["items"]
     conn.close()
     assert [i["id"] for i in items] == [accept_id, reject_id]
@@ -168,7 +174,7 @@ def test_a_deeply_nested_json_body_gets_a_400_answer(server):
     body = b"[" * 200_000 + b"]" * 200_000
     headers = {"Host": f"127.0.0.1:{port}", "Origin": f"http://127.0.0.1:{port}",
                "Content-Type": "application/json", "X-AGD-Token": page_token(server)}  # fmt: skip
-    conn.request("POST", "/api/entry", body=body, headers=headers)
+    conn.request("POST", "/api/entry", body=body, headers={**headers, **auth(server)})
     resp = conn.getresponse()
     assert resp.status == 400 and b"nested too deeply" in resp.read()
     conn.close()
