@@ -91,7 +91,12 @@ def read_folder(folder: Path) -> AutoMemory:
     problems: list[str] = []
     hooks = _index_hooks(folder, problems)
     facts: list[Fact] = []
-    files = sorted(p for p in folder.glob("*.md") if p.name != INDEX)
+    files = []
+    for p in sorted(folder.glob("*.md")):
+        if p.is_symlink():  # a link may lead anywhere the user can read: never followed
+            problems.append(f"{p.name}: skipped: a symbolic link (copy the note in to import it)")
+        elif p.name != INDEX:
+            files.append(p)
     if len(files) > MAX_FILES:
         problems.append(f"{folder}: {len(files)} topic files; only the first {MAX_FILES} were read")
         files = files[:MAX_FILES]
@@ -256,8 +261,19 @@ def _mtime_date(path: Path) -> str | None:
 
 
 def _date(value: str) -> str | None:
+    """The YYYY-MM-DD a note's date starts with, when it is a real day not after tomorrow
+    (an impossible or future date would win every merge by date)."""
+    import datetime
+
     m = _DATE.match(value.strip())
-    return m.group(1) if m else None
+    if not m:
+        return None
+    try:
+        day = datetime.date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+    tomorrow = datetime.date.today() + datetime.timedelta(days=1)
+    return m.group(1) if day <= tomorrow else None
 
 
 def _first_line(body: str) -> str:
@@ -302,7 +318,10 @@ class ImportPlan:
 
 
 def plan_import(facts: Iterable[Fact], existing: Iterable[tuple[str, str]]) -> ImportPlan:
-    """Sort facts into add / already there / conflicting, given the memory's (id, body) pairs.
+    """Sort facts into add / already there / conflicting, given the (id, text) pairs of
+    every block of the memory that has an id (headings and `@meta` too: a note named `meta`
+    cannot take their id). A fact the store would refuse (a secret, a bad id) is not
+    imported, on the dry run as on `--apply`.
 
     A fact counts as already there when an entry has its id and the same text, or the same
     text under another id (whitespace aside): so a second import adds nothing.
@@ -315,7 +334,10 @@ def plan_import(facts: Iterable[Fact], existing: Iterable[tuple[str, str]]) -> I
     plan = ImportPlan()
     for fact in facts:
         text = _norm(fact.body)
-        if by_text.get(text):
+        why = checked(fact, f"#{fact.id} from {fact.file}")
+        if why:
+            plan.conflicts.append((fact, f"not imported: {why}"))
+        elif by_text.get(text):
             plan.same.append((fact, by_text[text]))
         elif fact.id in by_id:
             plan.conflicts.append(
@@ -345,9 +367,22 @@ def checked(fact: Fact, where: str, layer: str = "project") -> str | None:
 
 
 def _entry(fact: Fact, where: str, layer: str) -> Checked:
-    return check_entry(
-        fact.kind, fact.id, fact.body, file=where, layer=layer, desc=fact.desc, where=where
+    """`fact` checked by the store's entry check; a desc made from the body's first line is
+    no field of its own (a secret in it is named by its body line, not as the desc)."""
+    desc = rules.normalize_desc(fact.desc)
+    rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
+    own = desc != _first_line(rules.normalize_body(fact.body))
+    entry = check_entry(
+        fact.kind,
+        fact.id,
+        fact.body,
+        file=where,
+        layer=layer,
+        desc=desc if own else None,
+        where=where,
+        secret_fix="remove it from the note, then import again",
     )
+    return entry._replace(desc=desc)
 
 
 def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | None]:
@@ -359,18 +394,12 @@ def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | 
     today = rules.today(mf.settings)
 
     def change(doc: Document) -> ImportPlan:
-        existing = [(b.id, str(b.value)) for b in doc.blocks if b.id and b.kind.startswith("x-")]
+        existing = [(b.id, str(b.value)) for b in doc.blocks if b.id]
         plan = plan_import(facts, existing)
-        entries = {}
-        for fact in plan.add:
-            try:
-                entries[fact.id] = _entry(fact, f"#{fact.id} from {fact.file}", mf.layer)
-            except UserError as exc:
-                plan.conflicts.append((fact, f"not imported: {exc}"))
-        plan.add = [f for f in plan.add if f.id in entries]
-        known = {f.id for f in plan.add}
+        known = {f.id for f in plan.add}  # checked by the plan, like the dry run's
         for fact in reversed(plan.add):  # each goes first in its section: keep folder order
-            entry = entries[fact.id]._replace(refs=list(fact.refs))
+            entry = _entry(fact, f"#{fact.id} from {fact.file}", mf.layer)
+            entry = entry._replace(refs=list(fact.refs))
             created = fact.created or fact.updated or today
             put(
                 doc,

@@ -11,6 +11,8 @@ from ..store.coderefs import (  # noqa: F401
     parse_record,
     read_lines,
     record,
+    relative_inside,
     root_for,
     sample_kept,
+    within,
 )

@@ -62,14 +62,17 @@ def check_entry(
     keys: Iterable[str] | str | None = None,
     allow_secrets: bool = False,
     where: str | None = None,
+    secret_fix: str | None = None,
 ) -> Checked:
     """The entry checked for `layer` (team, project, global) of `file`: id, kind, body,
     desc, status, refs, supersedes and keys valid and within the size limits, no field
     holding a secret (the team layer is committed: `allow_secrets` does not apply there).
+    `secret_fix` replaces the secret message's fix (a writer without `--allow-secrets`).
     `SaveRejected` (a `SecretRejected` for a secret) names the field and the fix."""
     allow_secrets = allow_secrets and layer != "team"
+    fix = {"fix": secret_fix} if secret_fix else {}
     if not allow_secrets:  # before `where` quotes the id
-        rules.check_secrets({"id": id, "kind": kind}, f"a save to {file}")
+        rules.check_secrets({"id": id, "kind": kind}, f"a save to {file}", **fix)
     block_id = rules.check_id(id, f"{file}")
     where = where or f"#{block_id} in {file}"
     kind = rules.check_kind(kind, where)
@@ -94,6 +97,7 @@ def check_entry(
                 "supersedes": " ".join(given_sup or ()),
             },
             where,
+            **fix,
         )
     new_keys = (
         None if keys is None else rules.normalize_keys(keys, where, allow_secrets=allow_secrets)
