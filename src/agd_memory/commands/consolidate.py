@@ -119,7 +119,7 @@ def _read_plan(path: str) -> cons.Plan:
     try:
         return cons.Plan.from_dict(json.loads(read_input(path, "--from", PLAN_LIMIT)))
     except UserError as exc:
-        raise UserError(f"--from {path}: {exc}; fix or remove that change") from None
+        raise UserError(f"--from {path}: {exc}") from None
     except (ValueError, RecursionError, KeyError, TypeError) as exc:
         raise UserError(
             f"--from {path}: not a plan saved by --plan-out ({type(exc).__name__}: {exc})"
