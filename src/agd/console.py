@@ -96,7 +96,13 @@ def write_in_place(path: str, change: Callable[[Document], Document]) -> None:
 
     if path == "-":
         raise Fail("--in-place not supported with stdin")
+    from .files import read_only
+
     real = lock.real_path(path)
+    if read_only(real):
+        raise Fail(
+            f"{path} is read-only; make it writable (chmod u+w) to change it. Nothing was written."
+        )
     with lock.exclusive(lock.locked_path(path)):
         text = read_text(path)
         new = change(parse(text))

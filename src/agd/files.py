@@ -93,3 +93,14 @@ def append(path: str | os.PathLike[str], data: bytes, *, rotate_over: int | None
         return os.fstat(fd).st_size
     finally:
         os.close(fd)
+
+
+def read_only(path: str | os.PathLike[str]) -> bool:
+    """The file is read-only: no write bit, or no write access. The mode bits count, not
+    just access(): root may write anything, but a file made read-only is a clear request
+    to leave it alone. False when it cannot be examined (the write reports that)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return mode & 0o222 == 0 or not os.access(path, os.W_OK)

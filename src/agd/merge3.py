@@ -21,8 +21,9 @@ are anchors, each block only one side holds follows the anchor it followed on th
 side, and when both sides put blocks after one anchor the two runs are ordered by
 their ids; a derived block follows the block it was split from. `refs` and
 `supersedes` ids of a block one side renamed are pointed at the new id; ids of blocks
-the merge removed are dropped (both reported). The output
-is canonical AGD and, the tie rule included, the same whichever side is "ours".
+the merge removed are dropped (both reported). The merged document is, the tie rule
+included, the same whichever side is "ours"; `merge` writes each block a side holds
+unchanged byte for byte as that side wrote it (ours first) and the others canonically.
 
 A side that does not parse raises `MergeError` (naming the side): the caller must
 not write anything, so git reports a normal conflict instead of a half-merged file.
@@ -85,7 +86,21 @@ def merge(base: str, ours: str, theirs: str) -> MergeResult:
             docs.append(parse(text))
         except AgdError as exc:
             raise MergeError(side, str(exc)) from None
-    return merge_documents(*docs)
+    result = merge_documents(*docs)
+    return result._replace(text=_with_source_bytes(result.document, (ours, docs[1]), (theirs, docs[2])))
+
+
+def _with_source_bytes(doc: Document, *sides: tuple[str, Document]) -> str:
+    """The merged text, each block a side holds unchanged written as that side wrote it
+    (ours first): a merge changes only the lines of the blocks it changed, so a clone
+    without the driver sees no noisy diff. Other blocks are canonical."""
+    source: dict[int, str] = {}
+    for text, parsed in sides:
+        raw = text.encode("utf-8")
+        for bl in parsed.blocks:
+            if bl.end > bl.start:
+                source.setdefault(id(bl), raw[bl.start : bl.end].decode("utf-8") + "\n")
+    return "\n".join(source.get(id(bl)) or serialize_block(bl) for bl in doc.blocks)
 
 
 def merge_documents(base: Document | None, ours: Document, theirs: Document) -> MergeResult:

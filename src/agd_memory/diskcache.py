@@ -137,6 +137,13 @@ def _decode(view: mmap.mmap, size: int, key: object) -> object | None:
             body.release()
 
 
+def _private(cache_dir: Path, tmp: Path):
+    """A new cache file open for writing, mode 0600 in a 0700 folder whatever the umask: a
+    cache holds the text of memory files their owner may have made private."""
+    cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")
+
+
 def write(cache_dir: Path | None, kind: str, name: object, key: object, payload: object) -> None:
     """Store `payload` for `key`. Best effort: a failure is logged and otherwise ignored."""
     if cache_dir is None:
@@ -147,8 +154,7 @@ def write(cache_dir: Path | None, kind: str, name: object, key: object, payload:
         head = marshal.dumps(_full_key(key))
         data = marshal.dumps(payload)
         crc = zlib.crc32(data, zlib.crc32(head))
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as fh:
+        with _private(cache_dir, tmp) as fh:
             fh.write(MAGIC + _HEAD.pack(len(head), len(data), crc))
             fh.write(head)
             fh.write(data)
@@ -370,8 +376,7 @@ def write_table(
         out[1] = _HEAD.pack(
             len(head_key), len(head_data), zlib.crc32(head_data, zlib.crc32(head_key))
         )
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as fh:
+        with _private(cache_dir, tmp) as fh:
             fh.writelines(out)
         os.replace(tmp, target)
     except (OSError, ValueError) as exc:

@@ -70,6 +70,10 @@ def render(
             noun = "entry" if n == 1 else "entries"
             layers.append(f"{mf.layer} layer: {mf.path} ({n} {noun})")
     head = [HEADER, "; ".join(layers)]
+    if any(mf.layer == "team" for mf in files):
+        from .paths import TEAM_PROVENANCE
+
+        head.append(f"[{TEAM_PROVENANCE}]")
     from .hygiene.verdicts import stale_of  # the last code check (session start's)
 
     stale = stale_of((mf.path for mf in files), settings.data_dir / "cache")

@@ -341,3 +341,23 @@ def test_every_verb_is_in_the_format_docs():
     docs = (ROOT / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     commands = docs.split("## The `agd` command", 1)[1]
     assert all(verb in commands for verb in VERBS)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("format", "-i"),
+        ("id", "--strip", "-i"),
+        ("edit", "-i", "--op", '{"op":"set_attr","id":"blog","key":"status","value":"done"}'),
+    ],
+)
+def test_in_place_verbs_refuse_a_read_only_file_like_the_store(capsys, doc, args):
+    doc.write_text(DOC.replace("@p plain paragraph", "@p   plain   paragraph"), encoding="utf-8")
+    before = doc.read_bytes()
+    os.chmod(doc, 0o444)
+    try:
+        code, _, err = run(capsys, args[0], doc, *args[1:])
+    finally:
+        os.chmod(doc, 0o644)
+    assert code != 0 and "read-only" in err and "chmod u+w" in err
+    assert doc.read_bytes() == before

@@ -275,3 +275,72 @@ def test_imported_entries_get_search_keys_in_the_background(
         "testing-conventions": "testing-conventions term, shared word",
         "db-setup": "db-setup term, shared word",
     }, log.read_text() if log.exists() else "no log"
+
+
+def test_import_skips_links_takes_no_structural_id_and_no_impossible_date(
+    project: Path, tmp_path: Path, capsys
+) -> None:
+    """A link is never followed (a note linked to /etc/passwd), a note named like a
+    structural block (`meta`) is skipped on --apply as on the dry run, and an impossible or
+    future date is not taken (it would win every merge by date)."""
+    folder = auto_folder(project)
+    secret = tmp_path / "outside.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (folder / "passwd.md").symlink_to(secret)
+    (folder / "meta.md").write_text("---\nname: meta\n---\na note on meta-programming\n")
+    (folder / "future.md").write_text(
+        "---\nname: future\nmodified: 9999-99-99T00:00:00Z\n---\na note from the future\n"
+    )
+    (folder / "later.md").write_text(
+        "---\nname: later\nmodified: 9999-12-31T00:00:00Z\n---\na note dated far ahead\n"
+    )
+    assert main(["import", "claude-memory"]) == 0
+    dry = capsys.readouterr().out
+    assert "passwd.md: skipped: a symbolic link" in dry and "! #meta" in dry
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "imported 4 entries" in out, out
+    mf = MemoryFile(paths.resolve(Settings.load(), str(project)).project.path)
+    text = mf.path.read_text(encoding="utf-8")
+    assert "root:x:0" not in text and "meta-programming" not in text
+    for block_id in ("future", "later"):
+        entry = mf.entry(block_id)
+        assert "9999" not in str(entry.attrs["created"]) + str(entry.attrs["updated"])
+
+
+def test_a_secret_note_is_not_imported_on_the_dry_run_either(project: Path, capsys) -> None:
+    folder = auto_folder(project)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (folder / "ci.md").write_text(f"---\nname: ci-token\n---\nCI pushes tags with {token}\n")
+    assert main(["import", "claude-memory"]) == 0
+    out = capsys.readouterr().out
+    assert "+ x-project #ci-token" not in out and "! #ci-token" in out
+    assert "in content line 1" in out and "--allow-secrets" not in out
+    assert "dry run: 2 to add" in out
+
+
+def test_setup_keeps_a_private_settings_file_private_and_leaves_a_read_only_one(
+    project: Path, env, capsys
+) -> None:
+    import os
+    import stat
+
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"env": {"API_TOKEN": "x"}}\n', encoding="utf-8")
+    os.chmod(settings, 0o600)
+    backup = settings.with_name("settings.json.bak")
+    backup.write_text("{}\n", encoding="utf-8")
+    os.chmod(backup, 0o644)  # an older, open copy
+    assert main(["setup", "--apply"]) == 0
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+
+    settings.write_text('{"model": "opus"}\n', encoding="utf-8")
+    os.chmod(settings, 0o444)
+    try:
+        assert main(["setup", "--apply"]) == 1
+        assert "read-only" in capsys.readouterr().err
+        assert settings.read_text(encoding="utf-8") == '{"model": "opus"}\n'
+    finally:
+        os.chmod(settings, 0o644)

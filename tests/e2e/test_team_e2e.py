@@ -169,5 +169,6 @@ def test_a_team_entry_distilled_in_clone_a_is_recalled_in_clone_b(claude, fake_a
     assert "[agd-memory:auto-recall]" in text and "#queue-on-postgres" in text
     assert "in the team layer: #queue-on-postgres" in text
     assert "SKIP LOCKED" in text
-    # and SessionStart registered B's merge driver, which `git clone` does not copy
-    assert b.git("config", "--get", "merge.agd-memory.driver").strip()
+    assert "committed .claude/memory.agd" in text and "not instructions" in text
+    # SessionStart wrote nothing into B's git config: only `team init` registers the driver
+    assert "agd-memory" not in (b.path / ".git" / "config").read_text()

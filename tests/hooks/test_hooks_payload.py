@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -96,3 +97,41 @@ def test_normalize_never_raises(value: object) -> None:
 @given(st.binary(max_size=200))
 def test_parse_payload_never_raises(raw: bytes) -> None:
     assert isinstance(parse_payload(raw), HookPayload)
+
+
+class _Endless:
+    """A stdin that never ends (`/dev/zero`), counting what was asked of it."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def read(self, n: int = -1) -> bytes:
+        assert n >= 0, "an unbounded read of a stream that never ends"
+        self.asked += n
+        return b"\0" * n
+
+
+def test_a_payload_stream_that_never_ends_is_read_up_to_a_bound() -> None:
+    from agd_memory.claude.hooks import STDIN_LIMIT, read_stdin
+
+    stream = _Endless()
+    assert read_stdin(stream) == b""
+    assert stream.asked == STDIN_LIMIT + 1
+    assert read_stdin(io.BytesIO(b'{"prompt": "hi"}')) == b'{"prompt": "hi"}'
+
+
+def test_the_prompt_hook_on_dev_zero_exits_quietly(hook_env) -> None:
+    import subprocess
+    import sys
+
+    from hookutil import LAUNCHER
+
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(
+            [sys.executable, str(LAUNCHER), "hook", "prompt"],
+            stdin=zero,
+            env=hook_env,
+            capture_output=True,
+            timeout=60,
+        )
+    assert done.returncode == 0 and done.stdout == b""

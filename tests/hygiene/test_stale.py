@@ -208,3 +208,29 @@ def test_a_fifo_at_the_usage_log_neither_blocks_nor_fails_recall(tmp_path):
 
     threading.Thread(target=record, daemon=True).start()
     assert done.wait(10), "recording a use blocked on a FIFO"
+
+
+def test_citations_that_leave_the_repository_are_never_read(env, repo, tmp_path, capsys):
+    """A committed `code=` is untrusted: an absolute path, `..`, a link in the checkout that
+    leads out, or a NUL would let a stranger's file probe the user's files at every session
+    start; such citations are ignored, and the others are still checked."""
+    secret = tmp_path / "outside" / "passwd"
+    secret.parent.mkdir()
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    os.symlink(secret.parent, repo.root / "linked")
+    mf = memory(env, repo)
+    mf.save("x-fact", "pdf-file", "Invoices are rendered in src/billing/pdf.py.", desc="pdf")
+    text = mf.path.read_text()
+    planted = [
+        ("abs", f"{secret} 00000000"),
+        ("up", "../../../../../../../../no/such/file 00000000"),
+        ("link", "linked/passwd 00000000"),
+        ("nul", "a\x00b 00000000"),
+    ]
+    for block_id, code in planted:
+        text += f'\n@x-fact desc="{block_id}" code="{code}" [#{block_id}]\n~~~\nx\n~~~\n'
+    mf.path.write_text(text)
+    repo.git("rm", "-q", "src/billing/pdf.py")
+    repo.commit()
+    assert stale_of(env, repo) == {"pdf-file": ["src/billing/pdf.py: gone"]}
+    assert "1 entries cite code that is gone" in run(capsys, "stale")

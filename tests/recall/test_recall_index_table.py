@@ -97,6 +97,28 @@ def test_a_prompt_reads_its_words_and_the_blocks_it_scores_not_the_file(
     assert set(part._terms) == set(warm.words)  # the prompt's words, and no other
 
 
+def test_only_the_blocks_injected_have_their_text_read_from_the_index(
+    tmp_path: Path, make_settings, monkeypatch
+) -> None:
+    s = make_settings()
+    mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
+    prompt = "how do we deploy to the vps with the shared words?"
+    cold = recall(prompt, [mf], s)
+    _fresh_process()
+    read: dict[str, set[int]] = {}
+    item = diskcache.Table.item
+
+    def spy(table, name, i):
+        read.setdefault(name, set()).add(i)
+        return item(table, name, i)
+
+    monkeypatch.setattr(diskcache.Table, "item", spy)
+    warm = recall(prompt, [mf], s)
+    assert [c.entry for c in warm.chosen] == [c.entry for c in cold.chosen]  # whole entries
+    assert len(read["records"]) > 10 * len(warm.chosen)  # many blocks scored ...
+    assert len(read["entries"]) == len(warm.chosen)  # ... the text of those injected only
+
+
 def test_a_common_words_postings_are_read_best_first_and_bounded(
     tmp_path: Path, make_settings
 ) -> None:

@@ -116,3 +116,35 @@ def test_improved_tokens_are_folded_and_nonempty(text: str) -> None:
 @given(st.text())
 def test_reference_tokens_respect_min_length(text: str) -> None:
     assert all(len(t) >= 3 for t in reference_tokens(text, 3))
+
+
+def test_builtin_lists_are_read_from_the_disk_cache_until_a_list_changes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import shutil
+
+    from agd_memory.recall import text
+
+    lists = tmp_path / "lists"
+    shutil.copytree(text.STOPWORDS_DIR, lists)
+    monkeypatch.setattr(text, "STOPWORDS_DIR", lists)
+    cache = tmp_path / "cache"
+
+    def fresh_process_lists() -> frozenset[str]:
+        monkeypatch.setattr(text, "_LISTS", None)
+        text.load_builtin_lists(cache)
+        return builtin_stopwords("it", frame=True, folded=True)
+
+    from_files = fresh_process_lists()  # read from the files, then written to the cache
+    assert "perche" in from_files and "perché" in from_files
+
+    def unread(path: Path) -> frozenset[str]:
+        raise AssertionError(f"{path} read although the cache holds it")
+
+    with monkeypatch.context() as m:
+        m.setattr(text, "read_word_file", unread)
+        assert fresh_process_lists() == from_files
+
+    with (lists / "frame-it.txt").open("a", encoding="utf-8") as fh:
+        fh.write("ciaone\n")
+    assert "ciaone" in fresh_process_lists()  # an edited list is read again

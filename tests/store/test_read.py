@@ -189,3 +189,25 @@ def test_reading_a_fifo_as_memory_file_is_an_error_not_a_hang(tmp_path: Path, se
     for read in (mf.entries, mf.document):
         with pytest.raises(MemoryFileError, match="not a regular file"):
             read()
+
+
+def test_cache_files_are_private_whatever_the_umask(tmp_path):
+    """The entry cache copies a memory file's text: a 0600 memory must not leave a 0644 copy."""
+    import os
+    import stat
+
+    from agd_memory.settings import Settings
+
+    data = tmp_path / "data"
+    mf = store.MemoryFile(tmp_path / "memory.agd", settings=Settings(data_dir=data))
+    mf.save("x-project", "private", "a private fact", desc="private")
+    os.chmod(mf.path, 0o600)
+    old = os.umask(0o022)
+    try:
+        store.MemoryFile(mf.path, settings=Settings(data_dir=data)).entries()
+    finally:
+        os.umask(old)
+    cached = [p for p in (data / "cache").rglob("*") if p.is_file()]
+    assert cached, "the read was cached"
+    for p in cached:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600, p

@@ -49,7 +49,11 @@ def test_first_save_writes_the_scaffold_and_the_block(mf: store.MemoryFile):
     [("project", "Project memory"), ("team", "Team memory"), ("global", "Global memory")],
 )
 def test_a_new_file_is_titled_by_its_layer(tmp_path: Path, layer: str, title: str) -> None:
-    mf = store.MemoryFile(tmp_path / f"{layer}.agd", layer=layer)
+    from agd_memory.settings import Settings
+
+    # a team file is created by `team init`, or by the store when the user named it
+    settings = Settings(team_file=str(tmp_path / "team.agd"))
+    mf = store.MemoryFile(tmp_path / f"{layer}.agd", layer=layer, settings=settings)
     mf.save("x-project", "db", "We use Postgres 16.", desc="database")
     assert f"@h1 {title} [#root]\n" in mf.path.read_text(encoding="utf-8")
     assert "Memoria" not in mf.path.read_text(encoding="utf-8")

@@ -59,7 +59,10 @@ class Clone:
         return self.team_file.read_text(encoding="utf-8")
 
     def blocks(self) -> dict[str, Block]:
-        """The team file's blocks by id; asserts it has no markers and parses."""
+        """The team file's blocks by id; asserts it has no markers (outside fenced bodies,
+        where they are text) and parses."""
+        from agd.conflicts import marked_lines
+
         text = self.text()
-        assert not any(m in text for m in MARKERS), text
+        assert not any(marker for marker, _ in marked_lines(text)), text
         return {b.id: b for b in parse(text).blocks if b.id}

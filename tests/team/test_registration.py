@@ -1,13 +1,14 @@
 """A clone made without `team init` has the committed `.gitattributes` line but no merge
-driver: doctor says so and what to run, SessionStart registers it silently, and the check
-costs a repository without a team layer no git process."""
+driver: doctor says so and what to run, SessionStart tells the user once and writes nothing
+into the clone's git config (a stranger's repository is not trusted until `team init`), and
+the check runs no git process (a FIFO at `.git/config` cannot hold the session up)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -32,14 +33,19 @@ def _doctor_team(clone: Clone) -> list[dict[str, str]]:
     return [f for f in json.loads(done.stdout) if f["check"] == "team"]
 
 
-def _session_start(clone: Clone) -> subprocess.CompletedProcess[str]:
+def _session_start(clone: Clone, *, via_runner: bool = False) -> subprocess.CompletedProcess[str]:
+    """SessionStart in the clone; `via_runner`: through `hooks/run`, with its watchdog, as
+    Claude Code starts it."""
     data = Path(clone.env["CLAUDE_PLUGIN_DATA"])
     data.mkdir(parents=True, exist_ok=True)
     (data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
     payload = {"session_id": "s", "cwd": str(clone.path / "src"), "hook_event_name": "SessionStart"}
     (clone.path / "src").mkdir(exist_ok=True)
+    runner = ["sh", str(BIN.parent.parent / "hooks" / "run")]
     return subprocess.run(
-        [sys.executable, str(BIN), "hook", "session-start"],
+        [*runner, "session-start"]
+        if via_runner
+        else [sys.executable, str(BIN), "hook", "session-start"],
         input=json.dumps(payload),
         env=clone.env,
         capture_output=True,
@@ -49,7 +55,7 @@ def _session_start(clone: Clone) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_doctor_reports_the_missing_driver_and_session_start_registers_it(
+def test_doctor_reports_the_missing_driver_and_session_start_leaves_git_config_alone(
     make_clone, tmp_path, git_env, remote
 ):
     a = make_clone("a")
@@ -60,9 +66,21 @@ def test_doctor_reports_the_missing_driver_and_session_start_registers_it(
     assert "has none registered" in finding["message"]
     assert f"run /agd-memory:team-init in a Claude Code session in {b.path}" in finding["message"]
     assert f"`agd-memory team init` in {b.path}" in finding["message"]
+    config_before = (b.path / ".git" / "config").read_bytes()
 
     started = _session_start(b)
-    assert started.returncode == 0 and "merge" not in started.stdout  # silent to the model
+    assert started.returncode == 0
+    told = json.loads(started.stdout)
+    assert (
+        "shares team memory" in told["systemMessage"]
+        and "/agd-memory:team-init" in told["systemMessage"]
+    )
+    assert "shares team memory" not in json.dumps(told.get("hookSpecificOutput", {}))
+    assert (b.path / ".git" / "config").read_bytes() == config_before, "nothing written"
+    again = _session_start(b)
+    assert "shares team memory" not in again.stdout, "told once per clone"
+
+    b.cli("team", "init")
     assert (
         b.git("config", "--get", "merge.agd-memory.driver")
         .stdout.strip()
@@ -95,39 +113,47 @@ def test_a_linked_worktree_reads_the_common_config(make_clone, tmp_path):
     assert registration.wants_driver(worktree) and registration.registered_in_config(worktree)
 
 
-def test_no_git_runs_without_the_gitattributes_line_or_once_registered(tmp_path, monkeypatch):
+def test_the_check_runs_no_git_and_knows_an_untrusted_clone(tmp_path, monkeypatch):
     def no_git(*args, **kwargs):
         raise AssertionError("git ran on SessionStart")
 
     monkeypatch.setattr(subprocess, "run", no_git)
-    settings = Settings(data_dir=tmp_path / "data")
     plain = tmp_path / "plain"
     (plain / ".git").mkdir(parents=True)
     (plain / ".gitattributes").write_text("*.png binary\n", encoding="utf-8")
-    assert registration.ensure(settings, plain) == ()
-    assert registration.ensure(settings, tmp_path / "outside") == ()
+    assert registration.untrusted_clone(plain) is None
+    assert registration.untrusted_clone(tmp_path / "outside") is None
     done = tmp_path / "registered"
     (done / ".git").mkdir(parents=True)
     (done / ".gitattributes").write_text(".claude/memory.agd merge=agd-memory\n", encoding="utf-8")
+    assert registration.untrusted_clone(done / "sub") == done
+    settings = Settings(data_dir=tmp_path / "data")
+    team_file = done / ".claude" / "memory.agd"
+    assert not registration.may_spend_on("team", team_file, settings)
+    assert registration.may_spend_on("project", team_file, settings)
     (done / ".git" / "config").write_text(
         '[core]\n\tbare = false\n[merge "agd-memory"]\n\tname = x\n\tdriver = /x/launcher %O %A %B %P\n',
         encoding="utf-8",
     )
-    assert registration.ensure(settings, done / "sub") == ()
+    assert registration.untrusted_clone(done / "sub") is None
+    assert registration.may_spend_on("team", team_file, settings)
     # a commented-out or other driver does not count
     (done / ".git" / "config").write_text('[merge "other"]\n\tdriver = y\n', encoding="utf-8")
     assert not registration.registered_in_config(done)
 
 
-def test_the_check_costs_a_repository_without_a_team_layer_almost_nothing(tmp_path, capsys):
-    """Measured, not asserted: the per-SessionStart cost printed with -s."""
-    settings = Settings(data_dir=tmp_path / "data")
-    repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
-    runs = 2000
-    began = time.perf_counter()
-    for _ in range(runs):
-        assert registration.ensure(settings, repo) == ()
-    per_call = (time.perf_counter() - began) / runs
-    with capsys.disabled():
-        print(f"\nregistration.ensure without a team layer: {per_call * 1e6:.1f} µs per call")
+def test_a_fifo_at_git_config_does_not_hold_session_start(make_clone, tmp_path, git_env, remote):
+    make_clone("a")
+    b = _plain_clone(tmp_path, git_env, remote, "b")
+    b.team_file.write_text(
+        '@meta format=agd version=1 [#meta]\n\n@x-project desc="deploys on fridays" [#deploy]\n~~~\nx\n~~~\n'
+    )
+    config = b.path / ".git" / "config"
+    config.unlink()
+    os.mkfifo(config)
+    started = _session_start(b, via_runner=True)
+    assert started.returncode == 0
+    assert (
+        "# Memory (agd-memory)"
+        in json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+    )

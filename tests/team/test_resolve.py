@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agd import parse
-from agd_memory.team.markers import conflict_message, split_sides
+from agd_memory.store.rules import conflict_message
+from agd_memory.team.markers import split_sides
 
 
 def _conflicted(make_clone, style: str):
@@ -81,3 +82,55 @@ def test_resolve_refuses_a_side_that_does_not_parse_and_writes_nothing(tmp_path,
     assert len(done.stderr.strip().splitlines()) == 1
     assert clone.text() == text
     assert parse("@meta [#m]\n").blocks  # sanity: the library parses
+
+
+QUOTED = (
+    "When a merge conflicts, git writes:\n<<<<<<< HEAD\nour line\n=======\ntheir line\n"
+    ">>>>>>> feature\nKeep one side and delete the marker lines."
+)
+
+
+def test_a_body_quoting_conflict_markers_is_text_and_no_write_is_lost(tmp_path, monkeypatch):
+    """A note about a merge quotes the markers: it saves, reads back whole, the layer stays
+    readable and writable (its deletion too), and `team resolve` leaves its text alone."""
+    from agd_memory import store
+    from agd_memory.settings import Settings
+    from agd_memory.team.markers import resolve_text
+
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    path = tmp_path / "memory.agd"
+    mf = store.MemoryFile(path, layer="project", settings=Settings.load())
+    mf.save("x-reference", "git-conflict-howto", QUOTED, desc="how git shows a conflict")
+    mf.save("x-project", "other", "an unrelated fact")
+    fresh = store.MemoryFile(path, layer="project", settings=Settings.load())
+    assert fresh.entry("git-conflict-howto").body == QUOTED
+    assert conflict_message(path, path.read_text()) is None
+    assert resolve_text(path.read_text(), str(path)).regions == 0
+    fresh.delete("git-conflict-howto")
+    assert [e.id for e in fresh.entries() if e.is_memory] == ["other"]
+
+
+def test_a_real_region_that_cuts_through_a_body_is_still_named():
+    text = "@meta [#m]\n\n@x-a [#a]\n~~~\n<<<<<<< HEAD\nmine\n~~~\n=======\ntheirs\n>>>>>>> b\n"
+    assert conflict_message("t.agd", text, parsed=False) is not None
+
+
+def test_the_driver_merges_bodies_quoting_nested_markers_as_text(tmp_path):
+    from agd_memory.team.driver import merge_versions
+
+    head = '@meta format=agd version=1 [#meta]\n\n@x-project desc="a fact" [#keep-me]\n~~~\nkeep\n~~~\n\n'
+    howto = (
+        '@x-reference desc="nested conflict example" [#howto]\n~~~~\n<<<<<<< A\n<<<<<<< B\nx\n'
+        "=======\ny\n>>>>>>> B\n=======\nz\n>>>>>>> A\n~~~~\n"
+    )
+    files = {}
+    for name, extra in (("base", ""), ("ours", "o"), ("theirs", "t")):
+        more = f'\n@x-project desc="{name} new" [#{name}-new]\n~~~\n{extra}\n~~~\n' if extra else ""
+        files[name] = tmp_path / name
+        files[name].write_text(head + howto + more)
+    merge_versions(str(files["base"]), str(files["ours"]), str(files["theirs"]))
+    merged = parse(files["ours"].read_text())
+    ids = [b.id for b in merged.blocks]
+    assert ids == ["meta", "keep-me", "howto", "ours-new", "theirs-new"]
+    assert "<<<<<<< B" in merged.blocks[2].value
+    assert conflict_message("m", files["ours"].read_text()) is None

@@ -8,9 +8,14 @@ from teamutil import Clone
 
 
 def _clone(tmp_path, git_env) -> Clone:
+    """A checkout whose team file exists (as `team init` leaves it)."""
+    from agd_memory.store import rules
+
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
     (repo / ".git").mkdir()
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "memory.agd").write_text(rules.scaffold("team"), encoding="utf-8")
     return Clone(repo / "src", git_env)  # a subfolder: the team file is at the root
 
 
@@ -63,5 +68,15 @@ def test_a_team_write_never_lets_a_secret_through(tmp_path, git_env):
         check=False,
     )
     assert done.returncode == 1 and "save rejected" in done.stderr
-    assert not (tmp_path / "repo" / ".claude" / "memory.agd").exists()
+    assert "ghp_" not in (tmp_path / "repo" / ".claude" / "memory.agd").read_text()
     assert c.cli("save", "x-project", "ci", "--content", secret, "--allow-secrets").returncode == 0
+
+
+def test_a_team_save_in_a_clone_without_team_init_is_refused_with_the_command(tmp_path, git_env):
+    repo = tmp_path / "plain"
+    (repo / ".git").mkdir(parents=True)
+    done = Clone(repo, git_env).cli(
+        "save", "x-project", "tip", "--content", "x", "--scope", "team", check=False
+    )
+    assert done.returncode == 1 and "agd-memory team init" in done.stderr
+    assert not (repo / ".claude").exists(), "no unmanaged team file, no lock file"

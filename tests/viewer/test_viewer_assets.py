@@ -157,7 +157,7 @@ def test_an_unreachable_registry_is_one_notice_in_the_page_and_the_terminal(
     data = tmp_path / "data"
     env = {"HOME": str(root), "CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_PLUGIN_ROOT": str(plugin)}
     srv = serve(Home(root, root / "m.agd", root / "o.agd", root / "g.agd", Settings.load(env), env))
-    with urllib.request.urlopen(srv.url + "projects.json", timeout=10) as answer:
+    with urllib.request.urlopen(f"{srv.origin}projects.json?token={srv.secret}", timeout=10) as answer:
         page = json.load(answer)
     assert page["vendor"] == {"cytoscape": False, "markdown_it": False}
     assert page["vendor_notice"].startswith(f"could not download {registry.url}/cytoscape/")

@@ -74,7 +74,7 @@ def open_page(browser, serve) -> Iterator:
 
     def open_(home: Home, *, path: str = "/", **kw):
         srv = serve(home, **kw)
-        watch = Watch(srv.url.rstrip("/"))
+        watch = Watch(srv.origin.rstrip("/"))
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         contexts.append(context)
 
@@ -92,7 +92,9 @@ def open_page(browser, serve) -> Iterator:
         page.on("console", lambda m: m.type == "error" and watch.errors.append(m.text))
         page.on("pageerror", lambda e: watch.errors.append(str(e)))
         page.on("dialog", lambda d: (watch.dialogs.append(d.message), d.dismiss()))
-        page.goto(watch.origin + path)
+        where, hash_, fragment = path.partition("#")
+        token = ("&" if "?" in where else "?") + f"token={srv.secret}"
+        page.goto(watch.origin + where + token + hash_ + fragment)
         page.wait_for_selector("body[data-ready=true]", timeout=15_000)
         watches.append(watch)
         return page, watch
@@ -424,7 +426,7 @@ def test_show_in_graph_and_search_over_the_graph(open_page, home: Home):
 
 def test_page_says_when_the_server_has_stopped(open_page, home: Home, serve):
     page, watch = open_page(home)
-    srv = next(s for s in serve.started if s.url.rstrip("/") == watch.origin)
+    srv = next(s for s in serve.started if s.origin.rstrip("/") == watch.origin)
     srv.shutdown()
     srv.server_close()
     banner = page.locator(".banner.error", has_text="not running any more")
@@ -538,7 +540,7 @@ def test_an_entry_is_edited_and_deleted_in_the_page(open_page, home: Home):
 def test_cross_origin_and_tokenless_posts_are_refused(browser, serve, home: Home):
     target = serve(home)
     before = home.project.read_bytes()
-    url = f"{target.url}api/entry"
+    url = f"{target.origin}api/entry"
     body = '{"project": "x", "layer": "project", "action": "delete", "id": "filler-01"}'
     context = browser.new_context()
     # a page of another origin, served by the test itself (nothing leaves the machine)

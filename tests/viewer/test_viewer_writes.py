@@ -12,11 +12,17 @@ from viewer_fixtures import Home
 
 from agd_memory import store
 from agd_memory.distill import review
+from agd_memory.viewer import guard
+
+
+def auth(srv) -> dict[str, str]:
+    """The cookie the viewer sets for the user who opened its address."""
+    return {"Cookie": f"{guard.cookie_name(srv.server_address[1])}={srv.secret}"}
 
 
 def page_token(srv) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
-    conn.request("GET", "/")
+    conn.request("GET", "/", headers=auth(srv))
     body = conn.getresponse().read().decode()
     conn.close()
     found = re.search(r'<meta name="agd-write-token" content="([^"]+)">', body)
@@ -29,7 +35,7 @@ def post(
 ):
     port = srv.server_address[1]
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json"}
+    sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", **auth(srv)}
     if origin == "self":
         sent["Origin"] = f"http://127.0.0.1:{port}"
     elif origin is not None:
@@ -47,7 +53,7 @@ def post(
 @pytest.fixture
 def key(server) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
-    conn.request("GET", "/projects.json")
+    conn.request("GET", "/projects.json", headers=auth(server))
     data = json.loads(conn.getresponse().read())
     conn.close()
     return data["initial"]
@@ -55,6 +61,17 @@ def key(server) -> str:
 
 def _mf(home: Home) -> store.MemoryFile:
     return store.MemoryFile(home.project, settings=home.settings)
+
+
+def version(srv, key: str, block_id: str) -> str:
+    """The version of an entry as the page has it (what an edit was made on)."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
+    conn.request("GET", f"/memory.json?project={key}", headers=auth(srv))
+    data = json.loads(conn.getresponse().read())
+    conn.close()
+    return next(
+        b["version"] for b in data["blocks"] if b["id"] == block_id and b["layer"] == "project"
+    )
 
 
 def test_cross_origin_or_tokenless_posts_are_refused_and_change_nothing(server, home, key, serve):
@@ -90,9 +107,11 @@ def test_an_entry_is_edited_and_deleted_through_the_store(server, home, key):
         "status": "done",
         "keys": "Rechnungsnummer, invoice counter",
         "body": "One counter row per year, locked FOR UPDATE.",
+        "version": version(server, key, "decision-invoices"),
     }
     status, body = post(server, "/api/entry", edit, token=token)
     assert status == 200, body
+    edit["version"] = version(server, key, "decision-invoices")
     entry = _mf(home).entry("decision-invoices")
     assert entry.desc == edit["desc"] and entry.status == "done"
     assert entry.body == edit["body"] and entry.attrs["keys"] == "rechnungsnummer, invoice counter"
@@ -106,7 +125,8 @@ def test_an_entry_is_edited_and_deleted_through_the_store(server, home, key):
     status, body = post(server, "/api/entry", {**edit, "status": "bogus"}, token=token)
     assert status == 409 and b"status" in body
 
-    gone = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices"}
+    gone = {"project": key, "layer": "project", "action": "delete", "id": "decision-invoices",
+            "version": edit["version"]}  # fmt: skip
     status, body = post(server, "/api/entry", gone, token=token)
     assert status == 200 and b"still cited by" in body
     assert _mf(home).entry("decision-invoices") is None
@@ -127,7 +147,7 @@ def test_review_over_http(server, home, key):
     )
     accept_id, reject_id = (i.id for i in queued.added)
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
-    conn.request("GET", f"/review.json?project={key}")
+    conn.request("GET", f"/review.json?project={key}", headers=auth(server))
     items = json.loads(conn.getresponse().read())["items"]
     conn.close()
     assert [i["id"] for i in items] == [accept_id, reject_id]
@@ -146,3 +166,42 @@ def test_review_over_http(server, home, key):
     assert act("reject", reject_id)[0] == 200
     assert review.pending(mf) == [] and mf.entry("lint") is None
     assert act("accept", reject_id)[0] == 409  # not pending any more
+
+
+def test_a_deeply_nested_json_body_gets_a_400_answer(server):
+    port = server.server_address[1]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    body = b"[" * 200_000 + b"]" * 200_000
+    headers = {"Host": f"127.0.0.1:{port}", "Origin": f"http://127.0.0.1:{port}",
+               "Content-Type": "application/json", "X-AGD-Token": page_token(server)}  # fmt: skip
+    conn.request("POST", "/api/entry", body=body, headers={**headers, **auth(server)})
+    resp = conn.getresponse()
+    assert resp.status == 400 and b"nested too deeply" in resp.read()
+    conn.close()
+
+
+def test_a_viewer_save_made_on_an_old_version_never_undoes_a_later_save(server, home, key):
+    """The page loaded #decision-invoices; a CLI save lands; the page's Save is refused with
+    the current text, and only an edit made on that text is written."""
+    token = page_token(server)
+    loaded = version(server, key, "decision-invoices")
+    mf = _mf(home)
+    entry = mf.entry("decision-invoices")
+    mf.save(entry.kind, "decision-invoices", "CLI: one counter per year and tenant.",
+            desc=entry.desc, keys=["tenant counter"])  # fmt: skip
+    edit = {"project": key, "layer": "project", "action": "save", "id": "decision-invoices",
+            "desc": "edited in the viewer", "status": "", "keys": "", "body": entry.body,
+            "version": loaded}  # fmt: skip
+    status, body = post(server, "/api/entry", edit, token=token)
+    assert status == 409, body
+    answer = json.loads(body)
+    assert "changed" in answer["error"] and "since this page loaded it" in answer["error"]
+    assert answer["current"]["body"] == "CLI: one counter per year and tenant."
+    now = _mf(home).entry("decision-invoices")
+    assert now.body.startswith("CLI:") and "tenant counter" in now.attrs["keys"]
+    deleted = post(server, "/api/entry", {**edit, "action": "delete"}, token=token)
+    assert deleted[0] == 409 and _mf(home).entry("decision-invoices") is not None
+    status, _ = post(
+        server, "/api/entry", {**edit, "version": answer["current"]["version"]}, token=token
+    )
+    assert status == 200 and _mf(home).entry("decision-invoices").desc == "edited in the viewer"

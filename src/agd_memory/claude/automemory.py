@@ -92,7 +92,12 @@ def read_folder(folder: Path) -> AutoMemory:
     problems: list[str] = []
     hooks = _index_hooks(folder, problems)
     facts: list[Fact] = []
-    files = sorted(p for p in folder.glob("*.md") if p.name != INDEX)
+    files = []
+    for p in sorted(folder.glob("*.md")):
+        if p.is_symlink():  # a link may lead anywhere the user can read: never followed
+            problems.append(f"{p.name}: skipped: a symbolic link (copy the note in to import it)")
+        elif p.name != INDEX:
+            files.append(p)
     if len(files) > MAX_FILES:
         problems.append(f"{folder}: {len(files)} topic files; only the first {MAX_FILES} were read")
         files = files[:MAX_FILES]
@@ -257,8 +262,19 @@ def _mtime_date(path: Path) -> str | None:
 
 
 def _date(value: str) -> str | None:
+    """The YYYY-MM-DD a note's date starts with, when it is a real day not after tomorrow
+    (an impossible or future date would win every merge by date)."""
+    import datetime
+
     m = _DATE.match(value.strip())
-    return m.group(1) if m else None
+    if not m:
+        return None
+    try:
+        day = datetime.date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+    tomorrow = datetime.date.today() + datetime.timedelta(days=1)
+    return m.group(1) if day <= tomorrow else None
 
 
 def _first_line(body: str) -> str:
@@ -303,7 +319,10 @@ class ImportPlan:
 
 
 def plan_import(facts: Iterable[Fact], existing: Iterable[tuple[str, str]]) -> ImportPlan:
-    """Sort facts into add / already there / conflicting, given the memory's (id, body) pairs.
+    """Sort facts into add / already there / conflicting, given the (id, text) pairs of
+    every block of the memory that has an id (headings and `@meta` too: a note named `meta`
+    cannot take their id). A fact the store would refuse (a secret, a bad id) is not
+    imported, on the dry run as on `--apply`.
 
     A fact counts as already there when an entry has its id and the same text, or the same
     text under another id (whitespace aside): so a second import adds nothing.
@@ -316,7 +335,10 @@ def plan_import(facts: Iterable[Fact], existing: Iterable[tuple[str, str]]) -> I
     plan = ImportPlan()
     for fact in facts:
         text = _norm(fact.body)
-        if by_text.get(text):
+        why = checked(fact, f"#{fact.id} from {fact.file}")
+        if why:
+            plan.conflicts.append((fact, f"not imported: {why}"))
+        elif by_text.get(text):
             plan.same.append((fact, by_text[text]))
         elif fact.id in by_id:
             plan.conflicts.append(
@@ -350,7 +372,10 @@ def checked(fact: Fact, where: str) -> str | None:
         rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
         rules.check_text(desc, "desc", where)
         rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
-        rules.check_secrets({"id": fact.id, "desc": desc, "content": body}, where)
+        fields = {"id": fact.id, "content": body}
+        if desc != _first_line(body):  # a desc made from the body's first line is no field
+            fields["desc"] = desc  # of its own: name the body line, not the desc
+        rules.check_secrets(fields, where, fix="remove it from the note, then import again")
     except UserError as exc:
         return str(exc)
     return None
@@ -364,15 +389,8 @@ def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | 
     from ..store import rules
 
     def change(doc: Document) -> ImportPlan:
-        existing = [(b.id, str(b.value)) for b in doc.blocks if b.id and b.kind.startswith("x-")]
+        existing = [(b.id, str(b.value)) for b in doc.blocks if b.id]
         plan = plan_import(facts, existing)
-        refused = []
-        for fact in plan.add:
-            why = checked(fact, f"#{fact.id} from {fact.file}")
-            if why:
-                refused.append(fact)
-                plan.conflicts.append((fact, f"not imported: {why}"))
-        plan.add = [f for f in plan.add if f not in refused]
         known = set(doc.index()) | {f.id for f in plan.add}
         for fact in reversed(plan.add):  # each goes first in its section: keep folder order
             attrs: dict[str, object] = {}

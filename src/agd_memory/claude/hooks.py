@@ -171,15 +171,69 @@ def layers_of(settings: Settings, cwd: str) -> paths.Layers:
     return _LAYERS[cwd]
 
 
+HOOK_MAX_ENTRIES = 25_000
+"""Entries a hook reads from one layer at most: a committed file of 400,000 empty entries
+must not hold every prompt up to its time limit (the other layers keep working)."""
+COUNT_FROM_BYTES = HOOK_MAX_ENTRIES * len("@x-a\n\n")
+"""Files smaller than this cannot hold more entries than a hook can afford (the shortest
+entry and its blank line): not counted (a read and a byte count, ~0.1 ms per 100 KB)."""
+
+
 def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Layer]:
     layers = layers_of(settings, cwd)
     existing = []
     for layer in layers.select(scope):
         if layer.path.is_file():
-            existing.append(layer)
+            if not _too_many_entries(settings, layer):
+                existing.append(layer)
         elif layer.path.exists():
             debuglog.log(f"hook: skipping {layer.name} layer {layer.path}: not a file")
     return existing
+
+
+def _too_many_entries(settings: Settings, layer: paths.Layer) -> bool:
+    """True (and the user told once per file size) when the layer holds more than
+    HOOK_MAX_ENTRIES entries; counted from the bytes, without parsing."""
+    from agd.errors import UnreadableFile
+
+    try:
+        size = layer.path.stat().st_size
+        if size < COUNT_FROM_BYTES:
+            return False
+        n = _entry_count(settings, layer.path)
+    except (OSError, UnreadableFile):
+        return False  # the readers report what is wrong with the file
+    if n <= HOOK_MAX_ENTRIES:
+        return False
+    if _once(settings, "too-many-entries", f"{layer.path}:{size}"):
+        notify_user(
+            f"{layer.path} ({layer.name} layer) has {n} entries, more than the "
+            f"{HOOK_MAX_ENTRIES} a hook reads from one layer: it is left out of the session's "
+            "table of contents and auto-recall (`agd-memory search` still reads it)"
+        )
+    return True
+
+
+def _entry_count(settings: Settings, path: Path) -> int:
+    """The entries of the file at `path`, counted from its bytes once per version of the
+    file: the count is kept in the disk cache under the file's identity (path, size,
+    mtime, inode), so a prompt reads a few bytes, not a memory of 10,000 blocks (~9 ms)."""
+    from pathlib import Path
+
+    from agd.files import read_bytes
+
+    from .. import diskcache
+
+    key = diskcache.file_key(path)
+    cache_dir = Path(settings.data_dir) / "cache" if settings.data_dir else None
+    if key is not None:
+        cached = diskcache.read(cache_dir, "entry-count", key[0], key)
+        if isinstance(cached, int):
+            return cached
+    n = read_bytes(path, 64 * 1024 * 1024).count(b"\n@x-")
+    if key is not None:
+        diskcache.write(cache_dir, "entry-count", key[0], key, n)
+    return n
 
 
 def memory_files(
@@ -253,7 +307,7 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _first_session_notice(settings)
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
-    _team_driver(settings, payload.cwd)
+    _team_notice(settings, payload.cwd)
     left_out: list[str] = []
     files = memory_files(settings, payload.cwd, left_out=left_out)
     history = _history_line(settings, payload.cwd)
@@ -298,18 +352,42 @@ def _history_line(settings: Settings, cwd: str) -> str:
     )
 
 
-def _team_driver(settings: Settings, cwd: str) -> None:
-    """Registers the team file's merge driver in a clone whose .gitattributes asks for it
-    (team/registration.py: costs one failed open where there is no team layer)."""
+def _team_notice(settings: Settings, cwd: str) -> None:
+    """One line to the user, once per clone, when the repository shares team memory but the
+    user has not run `team init` in it: nothing is written to the clone's git config and no
+    model call is spent on its team file until then (team/registration.py)."""
     try:
         from ..team import registration
 
-        done = registration.ensure(settings, cwd or None)
+        root = registration.untrusted_clone(cwd or None)
+        if root is None or not _once(settings, "team-told", str(root)):
+            return
     except Exception as exc:  # fail open: the TOC still goes out
-        debuglog.log(f"hook session-start: merge driver check failed: {type(exc).__name__}: {exc}")
+        debuglog.log(f"hook session-start: team check failed: {type(exc).__name__}: {exc}")
         return
-    if done:
-        debuglog.log("hook session-start: " + "; ".join(done))
+    notify_user(
+        f"{root} shares team memory in .claude/memory.agd: the model sees it marked as the "
+        "repository's; /agd-memory:team-init (in a shell: `agd-memory team init`) sets up "
+        "its merge driver and lets background runs key it"
+    )
+
+
+def _once(settings: Settings, kind: str, name: str = "") -> bool:
+    """True the first time (kind, name) is asked in this data folder, False after: the mark
+    is created exclusively, so two sessions starting at once say it once, and a folder
+    that cannot hold it means silence rather than a line every time."""
+    import zlib
+
+    mark = settings.data_dir / (f"{kind}-{zlib.crc32(name.encode()):08x}" if name else kind)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
+        return False
+    return True
 
 
 def _review_notice(settings: Settings, cwd: str) -> None:
@@ -341,18 +419,9 @@ FIRST_SESSION_NOTICE = (
 
 def _first_session_notice(settings: Settings) -> None:
     """One line the first session after an install (the plugin data folder is new then),
-    never again: the mark is created exclusively, so two sessions starting at once tell it
-    once, and a folder that cannot hold it means silence rather than a line every time."""
-    mark = settings.data_dir / FIRST_SESSION_MARK
-    try:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        return
-    except OSError as exc:
-        debuglog.log(f"hook session-start: cannot write {mark}: {exc}")
-        return
-    notify_user(FIRST_SESSION_NOTICE)
+    never again."""
+    if _once(settings, FIRST_SESSION_MARK):
+        notify_user(FIRST_SESSION_NOTICE)
 
 
 def _mcp_sdk_notice() -> None:
@@ -442,6 +511,20 @@ def _capped(context: str) -> str:
     return context
 
 
+STDIN_LIMIT = 16 * 1024 * 1024
+"""Bytes of hook payload read at most: a prompt with a long paste is a few MiB; a stream
+that does not end (a broken caller) must not grow the hook without bound."""
+
+
+def read_stdin(stream, limit: int = STDIN_LIMIT) -> bytes:
+    """The payload, or b"" (an empty payload, logged) when it is longer than `limit`."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        debuglog.log(f"hook: stdin longer than {limit} bytes; using an empty payload")
+        return b""
+    return data
+
+
 def main(argv: Sequence[str]) -> int:
     """`agd-memory hook <event>`: read the payload on stdin, print hook JSON or nothing; always exit 0."""
     args = list(argv)
@@ -461,7 +544,7 @@ def main(argv: Sequence[str]) -> int:
             # Inside the distiller's own `claude -p` child: every hook is a no-op, or
             # SessionEnd would start another distiller, and so on without end.
             return 0
-        payload = parse_payload(sys.stdin.buffer.read())
+        payload = parse_payload(read_stdin(sys.stdin.buffer))
         context = handler(payload, settings)
         output = render_output(event_name, context or "", take_notices())
     except KeyboardInterrupt:

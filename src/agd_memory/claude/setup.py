@@ -14,8 +14,10 @@ a link). A settings file that is not a JSON object is refused, never rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -113,8 +115,18 @@ def apply(change: Change) -> Path | None:
     data = _load(change.path)  # again: the file may have changed since the plan
     backup = None
     if os.path.lexists(change.path):
+        from agd.files import read_only
+
+        if read_only(real):
+            raise UserError(
+                f"{change.path} is read-only; make it writable (chmod u+w) and run setup again, "
+                f'or set "{KEY}": false in it yourself. Nothing was changed.'
+            )
         backup = real.with_name(real.name + ".bak")
-        write_atomic(backup, read_text(change.path, settings_files.SETTINGS_LIMIT))
+        mode = stat.S_IMODE(os.stat(real).st_mode)  # the copy as private as the original
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(backup, mode)  # an older, more open copy is narrowed first
+        write_atomic(backup, read_text(change.path, settings_files.SETTINGS_LIMIT), mode=mode)
     data[KEY] = False
     real.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(real, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -127,7 +139,7 @@ def _load(path: Path) -> dict[str, object]:
         return {}
     if found.problem:
         raise UserError(
-            f"{path} is {found.problem}; Claude Code cannot read it either: fix or remove it, "
-            "then run `agd-memory setup` again (nothing was changed)"
+            f"{path} is {found.problem}; agd-memory does not change it: fix it, or set "
+            f'"{KEY}": false in it yourself (nothing was changed)'
         )
     return dict(found.data)

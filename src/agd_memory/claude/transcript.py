@@ -104,6 +104,28 @@ def read(path: str | Path, start: int = 0, limit: int = READ_LIMIT) -> Digest:
     count is in `skipped`) and reading begins at the first whole line of the last `limit`
     bytes. Raises OSError when the file cannot be read or is not a regular file.
     """
+    part = records(path, start, limit)
+    digest = Digest(start=part.start, end=part.end, skipped=part.skipped, bad_lines=part.bad_lines)
+    for record in part.records:
+        _take(record, digest)
+    return digest
+
+
+@dataclass
+class Records:
+    """The JSON records of a transcript between two byte offsets (`read`'s rules)."""
+
+    start: int
+    end: int
+    skipped: int
+    records: list[dict] = field(default_factory=list)
+    bad_lines: int = 0
+
+
+def records(path: str | Path, start: int = 0, limit: int = READ_LIMIT) -> Records:
+    """The records from byte `start` to the last complete line, at most `limit` bytes
+    (the newest part kept). Raises OSError when the file cannot be read or is not a
+    regular file."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fd)
@@ -117,18 +139,18 @@ def read(path: str | Path, start: int = 0, limit: int = READ_LIMIT) -> Digest:
         data = data[first:] if first else b""
         begin += first
     cut = data.rfind(b"\n") + 1
-    digest = Digest(start=begin, end=begin + cut, skipped=begin - start)
+    out = Records(start=begin, end=begin + cut, skipped=begin - start)
     for raw in data[:cut].splitlines():
         if not raw.strip():
             continue
         try:
             record = json.loads(raw)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
-            digest.bad_lines += 1
+            out.bad_lines += 1
             continue
         if isinstance(record, dict):
-            _take(record, digest)
-    return digest
+            out.records.append(record)
+    return out
 
 
 def record_turns(record: dict, *, whole: bool = False) -> list[Turn]:

@@ -54,7 +54,14 @@ def import_memory(argv: Sequence[str]) -> int:
     if not found.facts:
         print(f"nothing to import: no topic files in {folder}")
         return 0
-    existing = [(e.id, e.body) for e in target.entries()] if target.exists() else []
+    if target.exists():
+        existing = [(e.id, e.body) for e in target.entries()]
+    else:  # the new file's scaffold holds ids too (`meta`, `root`, the sections)
+        from agd.parser import parse
+
+        from ..store import rules
+
+        existing = [(b.id, "") for b in parse(rules.scaffold("project")).blocks if b.id]
     plan = automemory.plan_import(found.facts, existing)
     if not args.apply:
         for line in plan.lines():

@@ -346,6 +346,11 @@ def where(argv: list[str]) -> int:
         if layer is None:  # no team layer outside a git repository
             continue
         info: dict[str, object] = {"path": str(layer.path), "reason": layer.reason}
+        if layer.refused:
+            info["exists"], info["error"] = False, layer.refused
+            errors.append(layer.refused)
+            report[layer.name] = info
+            continue
         try:  # the store's rule: only a missing file is "not created yet"
             info["exists"] = store.MemoryFile(layer.path, layer=layer.name).exists()
             if not info["exists"] and os.path.lexists(layer.path):

@@ -75,7 +75,10 @@ def merge_driver(argv: list[str]) -> int:
     from agd.merge3 import MergeError
 
     from ..errors import UserError
-    from ..team.driver import describe, merge_versions
+    from ..team.driver import describe, merge_as_git_would, merge_versions
+
+    if not args.path.endswith(".agd"):  # `* merge=agd-memory`: not ours to merge by block
+        return merge_as_git_would(args.base, args.ours, args.theirs, args.path)
 
     try:
         result = merge_versions(args.base, args.ours, args.theirs)

@@ -35,6 +35,7 @@ from agd.lock import pid_alive
 
 from .. import debuglog
 from ..settings import Settings
+from ..team.registration import may_spend_on
 
 if TYPE_CHECKING:
     from ..store import Entry, MemoryFile
@@ -87,6 +88,8 @@ def at_session_start(files: Iterable[MemoryFile], settings: Settings) -> None:
         if off(settings) is not None:
             return
         for mf in files:
+            if not may_spend_on(mf.layer, mf.path, settings):
+                continue
             ids = {e.id for e in mf.entries() if _keyless(e)}
             if ids and ids - set(_read_state(settings, mf.path).get("asked", ())):
                 request(mf, f"{len(ids)} entries without keys")

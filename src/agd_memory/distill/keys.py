@@ -322,11 +322,14 @@ def backfill(
     `agd-memory keys`. A failed run or write is logged, not raised; returns how many
     entries got keys."""
     from ..claude import headless
+    from ..team.registration import may_spend_on
 
     written, left = 0, limit
     for mf in files:
         if left <= 0:
             break
+        if not may_spend_on(mf.layer, mf.path, settings):
+            continue
         try:
             waiting = _waiting_keys(mf)  # in review mode: asked for already, not accepted yet
             entries = [

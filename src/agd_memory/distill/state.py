@@ -111,8 +111,12 @@ class Offset(NamedTuple):
     distilled: float
 
 
-def read_offset(settings: Settings, transcript: str | Path) -> Offset | None:
-    data = read_json(distill_dir(settings) / "offsets" / f"{transcript_key(transcript)}.json")
+def read_offset(
+    settings: Settings, transcript: str | Path, folder: str = "offsets"
+) -> Offset | None:
+    """How far `transcript` was read by the step whose offsets are in `folder` (the
+    distiller's `offsets`; learning's `learned`)."""
+    data = read_json(distill_dir(settings) / folder / f"{transcript_key(transcript)}.json")
     if data is None:
         return None
     try:
@@ -126,9 +130,9 @@ def read_offset(settings: Settings, transcript: str | Path) -> Offset | None:
         return None
 
 
-def start_offset(settings: Settings, transcript: str | Path) -> int:
+def start_offset(settings: Settings, transcript: str | Path, folder: str = "offsets") -> int:
     """Where the next distillation of `transcript` starts: 0 unless the same file has grown past a recorded offset."""
-    recorded = read_offset(settings, transcript)
+    recorded = read_offset(settings, transcript, folder)
     if recorded is None:
         return 0
     try:
@@ -141,8 +145,14 @@ def start_offset(settings: Settings, transcript: str | Path) -> int:
     return recorded.offset
 
 
-def save_offset(settings: Settings, transcript: str | Path, offset: int, session_id: str) -> None:
-    folder = distill_dir(settings) / "offsets"
+def save_offset(
+    settings: Settings,
+    transcript: str | Path,
+    offset: int,
+    session_id: str,
+    folder_name: str = "offsets",
+) -> None:
+    folder = distill_dir(settings) / folder_name
     folder.mkdir(parents=True, exist_ok=True)
     try:
         inode = os.stat(transcript).st_ino

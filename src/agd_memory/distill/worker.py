@@ -130,6 +130,10 @@ def _one(
         f"=== session {item.session_id or '?'} cwd={item.cwd} reason={item.reason or '?'} memory={memory}"
     )
     _history(settings, item, memory, say)
+    if not settings.distill_disabled and settings.distill_keys_per_session > 0:
+        from . import learn
+
+        learn.run(settings, item.transcript, item.session_id, layers, say)
     try:
         if settings.distill_disabled:
             result = pipeline.Result("skipped", "the distiller is off (AGD_DISTILL_DISABLED)")

@@ -16,6 +16,7 @@ followed by the file it was found in.
 
 from __future__ import annotations
 
+import os
 import re
 import zlib
 from collections.abc import Iterable
@@ -76,7 +77,8 @@ def format_record(citations: Iterable[Citation]) -> str:
 
 
 def parse_record(value: object) -> list[Citation]:
-    """The citations of a `code=` value; malformed items are skipped, never raised."""
+    """The citations of a `code=` value; malformed items, and paths that would leave the
+    repository (`relative_inside`), are skipped, never raised."""
     out: list[Citation] = []
     for item in str(value or "").split(";"):
         parts = item.split()
@@ -84,15 +86,30 @@ def parse_record(value: object) -> list[Citation]:
             continue
         head, tail = parts
         if head.endswith("()"):
-            out.append(Citation(tail, symbol=head[:-2]))
+            if relative_inside(tail):
+                out.append(Citation(tail, symbol=head[:-2]))
             continue
         m = re.fullmatch(r"(.+?)(?::(\d+)(?:-(\d+))?)?", head)
-        if not m:
+        if not m or not relative_inside(m.group(1)):
             continue
         start = int(m.group(2) or 0)
         end = int(m.group(3) or start)
         out.append(Citation(m.group(1), start, end, fingerprint="" if tail == "-" else tail))
     return out
+
+
+def relative_inside(path: str) -> bool:
+    """A cited path is relative and stays below the repository root: not absolute, no `..`,
+    no control character (a committed file's `code=` is untrusted input)."""
+    if not path or path.startswith(("/", "\\", "~")) or re.search(r"[\x00-\x1f]", path):
+        return False
+    return ".." not in re.split(r"[/\\]", path) and not re.match(r"^[A-Za-z]:", path)
+
+
+def within(root: Path, path: str) -> bool:
+    """`root / path` does not lead outside `root` through a symbolic link."""
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([real_root, os.path.realpath(root / path)]) == real_root
 
 
 # -- fingerprints ------------------------------------------------------------------

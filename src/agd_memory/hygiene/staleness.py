@@ -113,6 +113,8 @@ def check(mf: MemoryFile, root: Path, deadline: float | None = None) -> list[Sta
     files: dict[str, tuple] = {}
     complete = True
     for path, cs in by_file.items():
+        if not cit.within(root, path):  # a link in the checkout leading out: not read
+            continue
         key = _identity(os.path.join(root_s, path))
         cached = old_files.get(path)
         verdicts: dict[str, str] = {}

@@ -245,7 +245,7 @@ def _claude_settings(root: Path, path: Path) -> list[Finding]:
             Finding(
                 "warn",
                 "plugin",
-                f"{path} is {problem or 'not a JSON object'} — Claude Code cannot read it either; fix or remove it",
+                f"{path} is {problem or 'not a JSON object'}; agd-memory could not check it (fix it if Claude Code reports it too)",
             )
         ]
     name = _plugin_name(root)
@@ -469,7 +469,8 @@ def team_driver(root: Path | None) -> list[Finding]:
                 "team",
                 f"{root / '.gitattributes'} asks for the agd-memory merge driver but this clone "
                 f"has none registered: git would merge the team file line by line and leave "
-                f"conflict markers; {fix}",
+                f"conflict markers, and until then its entries reach the model marked as the "
+                f"repository's and no background model call is spent on them; {fix}",
             )
         ]
     try:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .. import debuglog, diskcache
-from . import lexicon, policy
+from . import lexicon, policy, text
 from .analyzer import Analyzer
 from .index import Index, Part, code_stamp, is_memory, is_superseded
 from .scoring import Match, Prompt, score_all_bm25, score_bm25, score_doc
@@ -345,6 +345,7 @@ class Front:
     ) -> None:
         self.files = select_files(files, settings)
         self.settings = settings
+        text.load_builtin_lists(_cache_dir(settings))
         self.analyzer = analyzer_for(self.files, settings, features)
         tokens = self.analyzer.tokenizer(query, max(int(settings.recall_min_word_len), 1))
         self.stop = prompt_stopwords(tokens, self.analyzer, settings)

@@ -6,7 +6,8 @@ the disk cache as a table (`diskcache.write_table`) keyed by the file's identity
 size, mtime, inode, ctime), the analyzer (features, synonyms file) and the code that
 shapes an analysis. A prompt reads, piece by piece and each piece verified, the
 postings of its own words and cognate keys and the records of the blocks it scores;
-entries are rebuilt from those records for rendering, without reading the memory file.
+the entries it injects are rebuilt from their rows (an array of their own, read only for
+those blocks), without reading the memory file.
 Its cost follows the prompt, not the memory (issue 26).
 
 Anything wrong with a cache file (missing, stale, foreign, truncated) means a rebuild;
@@ -62,11 +63,14 @@ its account, and the prompt's cost stops growing with the memory (issue 26)."""
 _NONE: frozenset[str] = frozenset()
 
 # A record is one analysed block: plain values so `marshal` can store it.
-# (id, kind, status, is_memory, id tokens, desc tokens, kind tokens, body counts,
+# (id, kind, status, is_memory, id, desc and kind tokens (frozensets), body counts,
 #  body length in tokens, body length in characters, recency, the store's entry row
 #  (`store.entry`, without layer and path), keys as token tuples)
 # The entry row rebuilds the entry for rendering without reading the memory file.
 Record = tuple
+ROW = 11
+"""Where a record holds its entry's fields (`Entry[:ROW_WIDTH]`); on disk they are a
+separate array, read only for the blocks rendered."""
 
 
 def is_superseded(entry: Entry) -> bool:
@@ -113,9 +117,9 @@ def analyse(entry: Entry, analyzer: Analyzer) -> Record:
         kind,
         entry.status,
         kind.startswith("x-"),
-        tuple(set(analyzer.tokens(str(entry.id).replace("-", " ")))),
-        tuple(set(analyzer.tokens(entry.desc or ""))),
-        tuple(set(kind_tokens)),
+        frozenset(analyzer.tokens(str(entry.id).replace("-", " "))),
+        frozenset(analyzer.tokens(entry.desc or "")),
+        frozenset(kind_tokens),
         dict(Counter(body)),
         len(body),
         len(body_text),
@@ -137,7 +141,7 @@ class Part:
 
     __slots__ = (
         "size", "n", "body_sum", "desc_sum", "origin", "_terms", "_keys", "_records",
-        "_successors", "_table", "_entries",
+        "_successors", "_table", "_entries", "_rows",
     )  # fmt: skip
 
     def __init__(
@@ -163,6 +167,8 @@ class Part:
         """superseded id -> index of the record that supersedes it (in this file)."""
         self._table = table
         self._entries = entries
+        self._rows: dict[int, tuple] = {}
+        """Entry rows read so far (the blocks rendered)."""
 
     @classmethod
     def build(
@@ -203,7 +209,7 @@ class Part:
         successors = {}
         for i, rec in enumerate(records):
             if rec[3] and rec[2] != "superseded":
-                for old in rec[11][supersedes]:
+                for old in rec[ROW][supersedes]:
                     successors.setdefault(str(old).lstrip("#"), i)
         header = (
             len(records),
@@ -252,7 +258,12 @@ class Part:
                 },
                 "successors": dict(self._successors or {}),
             },
-            {"records": [self._records[i] for i in range(self.size)]},
+            {
+                # a record without its entry (index ROW), which only the few blocks
+                # rendered need: a prompt decodes 200 records, not 200 bodies
+                "records": [_without_row(self._records[i]) for i in range(self.size)],
+                "entries": [self._records[i][ROW] for i in range(self.size)],
+            },
         )
 
     @classmethod
@@ -336,7 +347,16 @@ class Part:
         layer, path = self.origin
         from ..store.entry import Entry  # imported when a block is rendered, not to score
 
-        return tuple.__new__(Entry, self.record(i)[11] + (layer, Path(path)))
+        row = self._rows.get(i)
+        if row is None:
+            table = self._table
+            row = table.item("entries", i) if table is not None else self.record(i)[ROW]
+            self._rows[i] = row
+        return tuple.__new__(Entry, row + (layer, Path(path)))  # type: ignore[operator]
+
+
+def _without_row(rec: Record) -> Record:
+    return rec[:ROW] + (None,) + rec[ROW + 1 :]
 
 
 def _decode_term(raw: tuple) -> tuple:
@@ -395,7 +415,6 @@ class Doc:
         "status",
         "memory",
         "_keys",
-        "_vocab",
         "_key_of",
     )
 
@@ -418,7 +437,6 @@ class Doc:
         self.body_chars = rec[9]
         self.recency = rec[10]
         self._keys: dict[str, str] | None = None
-        self._vocab: frozenset[str] | None = None
         self._key_of = key_of
 
     @property
@@ -440,10 +458,17 @@ class Doc:
     def tokens_with_key(self, key: str) -> frozenset[str]:
         """The block's tokens whose cognate key is `key` (from the file's key vocabulary:
         no cognate key is computed while a prompt is scored)."""
-        vocab = self._vocab
-        if vocab is None:
-            vocab = self._vocab = self.vocabulary()
-        return self.part.key_tokens(key) & vocab
+        tokens = self.part.key_tokens(key)  # a handful: test each, build no vocabulary
+        return frozenset(t for t in tokens if t in self.body or self.has_in_fields(t))
+
+    def has_in_fields(self, token: str) -> bool:
+        """`token` is in the id, desc, kind or keys (anywhere but the body)."""
+        return (
+            token in self.id_set
+            or token in self.desc_set
+            or token in self.kind_set
+            or token in self.keys_set
+        )
 
     def vocabulary(self) -> frozenset[str]:
         return self.id_set | self.desc_set | self.kind_set | self.keys_set | self.body.keys()

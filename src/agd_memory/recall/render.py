@@ -42,6 +42,10 @@ def header(ids: list[str], stale: list[str] | None = None, layers: list[str] | N
     for block_id, layer in zip(ids, layers or (), strict=False):
         by_layer.setdefault(layer or "unnamed", []).append(f"#{block_id}")
     where = "".join(f"; in the {layer} layer: {', '.join(b)}" for layer, b in by_layer.items())
+    if "team" in by_layer:
+        from ..paths import TEAM_PROVENANCE
+
+        where += f" ({TEAM_PROVENANCE})"
     note = ""
     if stale:
         note = (

@@ -239,10 +239,12 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
         exact = tf > 0
         if key is not None and prompt.cognates:
             same_key = [t for t in doc.tokens_with_key(key) if t != word]
-            cid = sum(1 for t in same_key if t in doc.id_set)
-            cdesc = sum(1 for t in same_key if t in doc.desc_set)
-            cbody = sum(doc.body.get(t, 0) for t in same_key)
-            ctf = BM25_ID * cid + BM25_DESC * cdesc / desc_norm + cbody / body_norm
+            ctf = cid = cdesc = 0
+            if same_key:
+                cid = sum(1 for t in same_key if t in doc.id_set)
+                cdesc = sum(1 for t in same_key if t in doc.desc_set)
+                cbody = sum(doc.body.get(t, 0) for t in same_key)
+                ctf = BM25_ID * cid + BM25_DESC * cdesc / desc_norm + cbody / body_norm
             if ctf:
                 tf += cognates.WEIGHT * ctf
                 if (cid or cdesc) and word not in anchor_exact:

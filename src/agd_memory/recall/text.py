@@ -170,21 +170,86 @@ def read_user_file(path: str | Path) -> str | None:
         return None
 
 
-@lru_cache(maxsize=64)
 def builtin_stopwords(
-    lang: str, *, request_verbs: bool = False, verbs: bool = False, frame: bool = False
+    lang: str,
+    *,
+    request_verbs: bool = False,
+    verbs: bool = False,
+    frame: bool = False,
+    folded: bool = False,
 ) -> frozenset[str]:
-    """The built-in list of one language (empty for an unknown one, as in the reference)."""
+    """The built-in list of one language (empty for an unknown one, as in the reference);
+    `folded` adds each word's accent-folded form."""
     if lang not in BUILTIN_LANGS:
         return frozenset()
-    words = read_word_file(STOPWORDS_DIR / f"{lang}.txt")
-    if request_verbs:
-        words |= read_word_file(STOPWORDS_DIR / f"request-{lang}.txt")
-    if verbs:  # every form of the common verbs, where there is a list (`verbs-<lang>.txt`)
-        words |= read_word_file(STOPWORDS_DIR / f"verbs-{lang}.txt")
-    if frame:  # function words and a question's frame words, where there is a list
-        words |= read_word_file(STOPWORDS_DIR / f"frame-{lang}.txt")
+    lists = _builtin_lists()
+    suffix = FOLDED if folded else ""
+    words = lists.get(lang + suffix, frozenset())
+    for wanted, prefix in ((request_verbs, "request-"), (verbs, "verbs-"), (frame, "frame-")):
+        # `verbs-<lang>.txt` and `frame-<lang>.txt` exist for some languages only
+        if wanted:
+            words |= lists.get(prefix + lang + suffix, frozenset())
     return words
+
+
+FOLDED = "/folded"
+"""Suffix of a built-in list's name for its words with their accent-folded forms."""
+_LISTS: dict[str, frozenset[str]] | None = None
+"""Every built-in list by file stem (`en`, `request-en`, ... and `en/folded` ...)."""
+
+
+def _builtin_lists() -> dict[str, frozenset[str]]:
+    global _LISTS
+    if _LISTS is None:
+        _LISTS = _read_builtin_lists()
+    return _LISTS
+
+
+def _read_builtin_lists() -> dict[str, frozenset[str]]:
+    lists = {}
+    for name in _list_names():
+        words = read_word_file(STOPWORDS_DIR / name)
+        stem = name.removesuffix(".txt")
+        lists[stem] = words
+        lists[stem + FOLDED] = words | {fold(w) for w in words}
+    return lists
+
+
+def _list_names() -> list[str]:
+    try:
+        return sorted(n for n in os.listdir(STOPWORDS_DIR) if n.endswith(".txt"))
+    except OSError:
+        return []
+
+
+def load_builtin_lists(cache_dir: Path | None) -> None:
+    """Take the built-in lists from the disk cache (one read instead of sixteen files read
+    and folded: ~2 ms of a prompt hook), writing them there when missing or stale. Once
+    per process; without a cache folder the lists are read from their files on first use."""
+    global _LISTS
+    if _LISTS is not None or cache_dir is None:
+        return
+    from .. import diskcache
+
+    key = _lists_stamp()
+    cached = diskcache.read(cache_dir, "stopwords", "builtin", key)
+    if isinstance(cached, dict) and all(isinstance(v, frozenset) for v in cached.values()):
+        _LISTS = cached
+        return
+    _LISTS = _read_builtin_lists()
+    diskcache.write(cache_dir, "stopwords", "builtin", key, _LISTS)
+
+
+def _lists_stamp() -> tuple:
+    """Name, size and mtime of every list file, and of this module (which reads and folds)."""
+    stamp = []
+    for path in (__file__, *(os.path.join(STOPWORDS_DIR, n) for n in _list_names())):
+        try:
+            st = os.stat(path)
+            stamp.append((os.path.basename(path), st.st_size, st.st_mtime_ns))
+        except OSError:
+            stamp.append((os.path.basename(path), 0, 0))
+    return tuple(stamp)
 
 
 def stopwords(
@@ -211,7 +276,7 @@ def _builtin_union(
     """The built-in lists of `langs`, folded on request (built once per process)."""
     words: set[str] = set()
     for lang in langs:
-        words |= builtin_stopwords(lang, request_verbs=request_verbs, verbs=verbs, frame=frame)
-    if folded:
-        words |= {fold(w) for w in words}
+        words |= builtin_stopwords(
+            lang, request_verbs=request_verbs, verbs=verbs, frame=frame, folded=folded
+        )
     return frozenset(words)

@@ -250,14 +250,12 @@ class MemoryFile:
     def _parse_str(self, text: str) -> Document:
         from agd.parser import parse  # imported on a cache miss only: hooks read the cache
 
-        from ..team.markers import conflict_message
-
-        conflict = conflict_message(self.path, text)  # markers can parse, inside a fence
-        if conflict is not None:
-            raise MemoryFileError(conflict, path=self.path, reason="conflict")
         try:
-            return parse(text)
+            doc = parse(text)
         except AgdError as exc:
+            conflict = rules.conflict_message(self.path, text, parsed=False)
+            if conflict is not None:  # git's regions cut through fences
+                raise MemoryFileError(conflict, path=self.path, reason="conflict") from None
             bak = self.backup_path
             fix = (
                 f"fix that line, or restore {bak} (the text before the last bulk rewrite)"
@@ -270,6 +268,10 @@ class MemoryFile:
                 line=exc.line,
                 reason="parse",
             ) from None
+        conflict = rules.conflict_message(self.path, text)  # markers outside fenced bodies
+        if conflict is not None:
+            raise MemoryFileError(conflict, path=self.path, reason="conflict")
+        return doc
 
     # -- writing -------------------------------------------------------------------
 
@@ -416,13 +418,16 @@ class MemoryFile:
         keys: Mapping[str, Iterable[str] | str],
         *,
         only_missing: bool = False,
+        first: bool = False,
     ) -> tuple[str, ...]:
         """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
         locked write. Nothing else changes, `updated` included: keys help recall find a
         fact, they are not a change of it. Unknown ids and non-entries are skipped, and
         with `only_missing` so are entries that have keys by the time of the write (a
-        backfill that asked a model for a minute must not overwrite keys saved meanwhile);
-        returns the ids written."""
+        backfill that asked a model for a minute must not overwrite keys saved meanwhile).
+        With `first` the terms go before the keys the entry has at the time of the write,
+        and the last of those make room when there are more than `rules.MAX_KEYS` (keys
+        learned from the user's own words come first). Returns the ids written."""
         wanted = {}
         for block_id, value in keys.items():
             where = f"#{block_id} in {self.path}"
@@ -435,6 +440,11 @@ class MemoryFile:
                     continue
                 if only_missing and str(b.attrs.get("keys") or "").strip():
                     continue
+                if first:
+                    had = str(b.attrs.get("keys") or "").split(",")
+                    both = [k for k in (*wanted[b.id].split(","), *had) if k.strip()]
+                    both = list(dict.fromkeys(" ".join(k.split()) for k in both))
+                    wanted[b.id] = rules.normalize_keys(both[: rules.MAX_KEYS], str(self.path))
                 attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
                 if wanted[b.id]:
                     attrs["keys"] = wanted[b.id]
@@ -558,6 +568,13 @@ class MemoryFile:
         from agd.parser import parse
         from agd.splice import splice
 
+        if create and self.layer == "team" and not self.settings.team_file and not self.exists():
+            raise UserError(
+                f"no team memory in this repository yet ({self.path}); run /agd-memory:team-init "
+                "in Claude Code (in a shell: `agd-memory team init`), which creates it with its "
+                "merge driver and keeps its lock file out of commits. Nothing was written."
+            )
+
         def step(raw: str | None, key: cache.Key | None) -> tuple[str | None, Document | None, T]:
             if raw is None and not create:
                 raise BlockNotFound(f"memory file {self.path} does not exist; nothing to change")
@@ -640,13 +657,9 @@ class MemoryFile:
 
     def _check_writable(self) -> None:
         """Refuse a read-only file (called after `exists()` found a regular file)."""
-        try:
-            mode = os.stat(self.path).st_mode
-        except OSError:
-            return  # gone meanwhile: `_read` reports it
-        # The mode bits, not just access(): root may write anything, but a file the user
-        # made read-only is a clear request to leave it alone.
-        if mode & 0o222 == 0 or not os.access(self.path, os.W_OK):
+        from agd.files import read_only
+
+        if read_only(self.path):
             raise MemoryFileError(
                 f"memory file {self.path} is read-only; make it writable (chmod u+w) to change "
                 "it. Nothing was written."

@@ -263,3 +263,18 @@ def section_title(kind: str) -> str:
     """`x-project` -> `Project`, `x-api-notes` -> `Api notes`: a new section's heading."""
     name = kind[2:].replace("-", " ").replace("_", " ").strip() or kind
     return name[:1].upper() + name[1:]
+
+
+def conflict_message(path: object, text: str, *, parsed: bool = True) -> str | None:
+    """The one line a reader gives for a file holding git conflict markers, else None.
+    `parsed`: `text` parses as AGD, so markers inside fenced bodies are text; a file that
+    does not parse counts them anywhere (`agd.conflicts`)."""
+    from agd.conflicts import first_marker_line
+
+    line = first_marker_line(text, fenced=parsed)
+    if line is None:
+        return None
+    return (
+        f"memory file {path} holds git conflict markers (line {line}); run "
+        "`agd-memory team resolve` to merge them block by block"
+    )

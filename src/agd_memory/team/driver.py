@@ -13,6 +13,8 @@ merge its markers.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from agd.atomic import write_atomic
@@ -33,6 +35,11 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
         text = read_text(path, MAX_BYTES)
         texts.append(resolve_text(text, f"the {side} version").text)
     result = merge(*texts)
+    from ..store.rules import conflict_message
+
+    if conflict_message(ours, result.text) is not None:  # never a clean merge no reader takes
+        raise MemoryFileError(f"the merged {ours} would still hold conflict markers")
+    _warn_secrets(result, texts[1])
     try:
         write_atomic(ours, result.text)
     except OSError as exc:
@@ -40,6 +47,46 @@ def merge_versions(base: str, ours: str, theirs: str) -> MergeResult:
             f"cannot write the merged file {ours}: {exc.strerror or exc}; git keeps the conflict"
         ) from None
     return result
+
+
+def _warn_secrets(result: MergeResult, ours: str) -> None:
+    """A block the merge brings in (not in our version as it is) that holds a credential:
+    one warning line for git's output. The merge goes on: the teammate committed it
+    already, and dropping it would lose their entry; the user decides."""
+    from agd.parser import parse
+    from agd.serializer import serialize_block
+
+    from ..secrets import describe as find_secret
+
+    try:
+        mine = {serialize_block(b) for b in parse(ours).blocks}
+    except Exception:
+        mine = set()
+    for block in result.document.blocks:
+        if not block.kind.startswith("x-") or serialize_block(block) in mine:
+            continue
+        body = block.value if isinstance(block.value, str) else ""
+        found = find_secret(body, str(block.attrs.get("desc") or ""))
+        if found:
+            print(
+                f"agd-memory: warning: the merged #{block.id} holds what looks like a "
+                f"credential ({found}); remove it from the team file and rotate it",
+                file=sys.stderr,
+            )
+
+
+def merge_as_git_would(base: str, ours: str, theirs: str, name: str) -> int:
+    """A file that is not AGD memory (a `* merge=agd-memory` line sends every file here):
+    git's own line merge (`git merge-file`), markers and all; 0 when clean, else 1 and git
+    reports an ordinary conflict."""
+    labels = ["-L", f"{name} (ours)", "-L", f"{name} (base)", "-L", f"{name} (theirs)"]
+    try:
+        done = subprocess.run(
+            ["git", "merge-file", *labels, ours, base, theirs], capture_output=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
+    return 0 if done.returncode == 0 else 1
 
 
 def describe(result: MergeResult, name: str | os.PathLike[str]) -> list[str]:

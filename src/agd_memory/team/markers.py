@@ -2,8 +2,8 @@
 
 A clone without the merge driver (or another tool) merges the team file line by line
 and leaves `<<<<<<<` / `=======` / `>>>>>>>` regions (with a `|||||||` base section in
-git's diff3 style). The parser then fails; `conflict_message` is the one line a reader
-shows instead of the parse error, and `resolve` rebuilds the two (or three) versions
+git's diff3 style), found by `agd.conflicts` outside fenced bodies only;
+`store.rules.conflict_message` is the one line a reader shows, and `resolve` rebuilds the two (or three) versions
 the markers interleave, merges them by block id with `agd.merge3`'s rules and writes
 the result under the store's lock, atomically. Without a base section the merge is
 two-way: nothing either side holds is dropped.
@@ -15,10 +15,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from agd.conflicts import BASE, CLOSE, OPEN, SPLIT, first_marker_line, marked_lines
+
 if TYPE_CHECKING:
     from ..settings import Settings
 
-OPEN, BASE, SPLIT, CLOSE = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 MAX_BYTES = 64 * 1024 * 1024
 """The largest version of the team file the merge driver reads (10,000 entries: ~3 MB)."""
 
@@ -31,55 +32,28 @@ class Sides(NamedTuple):
     regions: int
 
 
-def first_marker_line(text: str) -> int | None:
-    """The 1-based line of the first complete conflict region's `<<<<<<<`, or None."""
-    if OPEN not in text:
-        return None
-    start = None
-    split = False
-    for n, line in enumerate(text.split("\n"), 1):
-        if line.startswith(OPEN) and start is None:
-            start, split = n, False
-        elif start is not None and line.rstrip() == SPLIT:
-            split = True
-        elif start is not None and split and line.startswith(CLOSE):
-            return start
-    return None
-
-
-def conflict_message(path: str | os.PathLike[str], text: str) -> str | None:
-    """The one line a reader gives for a file with conflict markers, else None."""
-    line = first_marker_line(text)
-    if line is None:
-        return None
-    return (
-        f"memory file {path} holds git conflict markers (line {line}); run "
-        "`agd-memory team resolve` to merge them block by block"
-    )
-
-
-def split_sides(text: str) -> Sides:
-    """The versions a marked file interleaves (text outside the regions is in all)."""
+def split_sides(text: str, *, fenced: bool = True) -> Sides:
+    """The versions a marked file interleaves (text outside the regions is in all);
+    `fenced`: markers inside fenced bodies are text (the file parses)."""
     ours: list[str] = []
     theirs: list[str] = []
     base: list[str] = []
     has_base = True
     regions = 0
     state = None  # None outside a region, else "ours", "base" or "theirs"
-    for line in text.splitlines(keepends=True):
-        bare = line.rstrip("\r\n")
-        if state is None and bare.startswith(OPEN):
+    for marker, line in marked_lines(text, keepends=True, fenced=fenced):
+        if state is None and marker == OPEN:
             state, regions = "ours", regions + 1
             region_base = False
             continue
-        if state == "ours" and bare.startswith(BASE):
+        if state == "ours" and marker == BASE:
             state, region_base = "base", True
             continue
-        if state in ("ours", "base") and bare.rstrip() == SPLIT:
+        if state in ("ours", "base") and marker == SPLIT:
             has_base = has_base and region_base
             state = "theirs"
             continue
-        if state == "theirs" and bare.startswith(CLOSE):
+        if state == "theirs" and marker == CLOSE:
             state = None
             continue
         if state is None:
@@ -95,6 +69,17 @@ def split_sides(text: str) -> Sides:
     if state is not None:
         raise ValueError("a conflict region is not closed by `>>>>>>>`")
     return Sides("".join(ours), "".join(theirs), "".join(base) if has_base else None, regions)
+
+
+def _parses(text: str) -> bool:
+    from agd.errors import AgdError
+    from agd.parser import parse
+
+    try:
+        parse(text)
+    except AgdError:
+        return False
+    return True
 
 
 class Resolved(NamedTuple):
@@ -114,10 +99,11 @@ def resolve_text(text: str, where: str) -> Resolved:
 
     from ..errors import UserError
 
-    if first_marker_line(text) is None:
+    fenced = OPEN in text and _parses(text)  # a file that parses: markers in bodies are text
+    if first_marker_line(text, fenced=fenced) is None:
         return Resolved(Path(where), 0, (), text)
     try:
-        sides = split_sides(text)
+        sides = split_sides(text, fenced=fenced)
     except ValueError as exc:
         raise UserError(f"cannot resolve {where}: {exc}; fix the markers by hand") from None
     docs = {}

@@ -2,8 +2,11 @@
 
 `.gitattributes` is committed, the driver's registration (`merge.agd-memory.driver`) is
 not: a fresh clone asks git for a driver it does not know, and git then merges the team
-file line by line, leaving conflict markers. SessionStart registers the driver silently
-in that case (`ensure`) and `doctor` reports it (`maintenance.checks_env.team_driver`).
+file line by line, leaving conflict markers. Nothing registers it but `team init`: a
+stranger's repository must not write into the clone's git config, so SessionStart only
+tells the user once (`untrusted_clone`) and `doctor` reports it
+(`maintenance.checks_env.team_driver`). The registration is also the user's consent to
+spend model calls on that team file (`team_file_trusted`).
 
 The check costs nothing in a repository without a team layer: one failed open of
 `.gitattributes` (or one read of it when it exists and lacks the line). `.git/config` is
@@ -66,14 +69,21 @@ def registered_in_config(root: Path) -> bool:
     return False
 
 
-def ensure(settings: Settings, cwd: str | os.PathLike[str] | None) -> tuple[str, ...]:
-    """Register the merge driver when `.gitattributes` asks for it and the clone lacks it;
-    what was done (empty almost always). Raises what `setup` raises (the hook fails open)."""
+def untrusted_clone(cwd: str | os.PathLike[str] | None) -> Path | None:
+    """The root of the clone holding `cwd` when its `.gitattributes` asks for the driver but
+    the user has not run `team init` in it (the registration in the clone's own config is
+    that consent); else None. Reads two small files, runs no git (a FIFO at `.git/config`
+    is refused, never waited on)."""
     root = paths.repo_root(Path(os.path.abspath(cwd or os.getcwd())))
     if root is None or not wants_driver(root) or registered_in_config(root):
-        return ()
-    from . import setup  # subprocess and the store: only for a clone that needs it
+        return None
+    return root
 
-    if setup.driver_command(root):  # registered globally or in an included file
-        return ()
-    return setup.register_driver(settings, root)
+
+def may_spend_on(layer: str, path: Path, settings: Settings) -> bool:
+    """Model calls (keys runs) may spend the user's money on this memory file: any but a
+    team file, and a team file chosen by the user (`AGD_MEMORY_TEAM_FILE`) or in a clone
+    that ran `team init`."""
+    if layer != "team" or settings.team_file:
+        return True
+    return registered_in_config(path.parent.parent)

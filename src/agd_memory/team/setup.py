@@ -59,6 +59,15 @@ def init(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> InitR
         raise UserError(
             f"{folder} is not inside a git repository; run `agd-memory team init` in a clone"
         )
+    if team.refused:
+        raise UserError(team.refused)
+    for committed in (root / ".gitattributes",):
+        if committed.is_symlink():
+            raise UserError(
+                f"{committed} is a symbolic link; agd-memory does not write through it (git "
+                "does not read one either). Replace it with a regular file, then run "
+                "`agd-memory team init` again"
+            )
     try:
         relative = team.path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:

@@ -104,6 +104,16 @@ def entry_action(catalog: Catalog, data: Request) -> Answer:
     if entry is None or not entry.is_memory:
         raise BlockNotFound(f"#{block_id} is not a memory entry of {mf.path}", block_id=block_id)
     action = data.get("action")
+    from .payload import entry_version
+
+    if data.get("version") != entry_version(entry):
+        raise StaleEdit(
+            f"#{block_id} changed in {mf.path.name} since this page loaded it; nothing was "
+            "written. Its current text is shown: redo your edit on it.",
+            current={"desc": entry.desc or "", "body": entry.body or "",
+                     "status": entry.status or "", "keys": str(entry.attrs.get("keys") or ""),
+                     "version": entry_version(entry)},
+        )  # fmt: skip
     if action == "delete":
         result = mf.delete(block_id)
         note = (
@@ -125,6 +135,14 @@ def entry_action(catalog: Catalog, data: Request) -> Answer:
         keys=None if keys is None else (keys if keys.strip() else []),
     )
     return HTTPStatus.OK, {"message": result.message or f"saved #{block_id}"}
+
+
+class StaleEdit(UserError):
+    """An edit made on a version of the entry that is not the current one."""
+
+    def __init__(self, message: str, *, current: dict) -> None:
+        super().__init__(message)
+        self.current = current
 
 
 def status_of(exc: UserError) -> HTTPStatus:

@@ -59,7 +59,7 @@ def host_allowed(host: str | None) -> bool:
     else:
         name, sep, port_text = host.partition(":")
         port = port_text if sep else None
-    if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
+    if port is not None and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
         return False
     return name in LOOPBACK_NAMES
 
@@ -103,3 +103,39 @@ def post_refusal(
     if (headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
         return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, b"send application/json\n"
     return None
+
+
+def cookie_name(port: int) -> str:
+    """The viewer's cookie: per port, since a browser shares cookies across the ports of
+    one host."""
+    return f"agd_viewer_{port}"
+
+
+def visitor(cookie: str | None, query: str, secret: str, port: int) -> str | None:
+    """How a request proves it comes from the user who started the viewer: `"cookie"` (set
+    by an earlier visit), `"query"` (the `?token=` of the address the command printed,
+    answered with the cookie), or None. Another local user can reach the port but has
+    neither, as with a local notebook server's token."""
+    from http.cookies import CookieError, SimpleCookie
+    from urllib.parse import parse_qs
+
+    def same(given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
+
+    if cookie:
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(cookie)
+        except CookieError:
+            jar = SimpleCookie()
+        held = jar.get(cookie_name(port))
+        if held is not None and same(held.value):
+            return "cookie"
+    given = parse_qs(query).get("token", [""])[0]
+    return "query" if given and same(given) else None
+
+
+NO_TOKEN = (
+    b"forbidden: open the address `agd-memory view` printed (it carries this viewer's "
+    b"token); the page then remembers it in a cookie\n"
+)

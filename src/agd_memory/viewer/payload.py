@@ -95,11 +95,21 @@ def _read_layer(name: str, path: Path, settings: Settings) -> _Layer:
     return layer
 
 
+def entry_version(entry: store.Entry) -> str:
+    """What an edit from the page was made on: the entry's kind, attributes and body. A
+    save or delete whose version is not the entry's now is refused (someone saved since)."""
+    import hashlib
+
+    seen = repr((entry.kind, sorted(entry.attr_items), entry.body or ""))
+    return hashlib.sha1(seen.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _block_json(layer: str, entry: store.Entry, section: dict | None) -> dict:
     date_match = DATE_IN_ID.search(entry.id)
     return {
         "uid": f"{layer}:{entry.id}",
         "id": entry.id,
+        "version": entry_version(entry),
         "kind": entry.kind,
         "layer": layer,
         "desc": entry.desc or "",

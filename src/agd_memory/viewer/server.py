@@ -71,6 +71,9 @@ class ViewerServer(ThreadingHTTPServer):
         self.bodies = payload.Bodies()
         self.token = secrets.token_urlsafe(32)
         """Required on every POST (`guard.post_refusal`); only the page served here holds it."""
+        self.secret = secrets.token_urlsafe(32)
+        """Required on every request (`guard.visitor`): in the address the command prints,
+        then in a cookie; another local user who finds the port has neither."""
 
     def process_request(self, request: socket.socket, client_address: tuple[str, int]) -> None:
         # One thread per admitted connection; `limits` bounds how many and for how long.
@@ -95,8 +98,13 @@ class ViewerServer(ThreadingHTTPServer):
         debuglog.log(f"viewer: request from {client_address[0]} failed: {exc!r}")
 
     @property
-    def url(self) -> str:
+    def origin(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/"
+
+    @property
+    def url(self) -> str:
+        """The address to open: the origin with the viewer's token."""
+        return f"{self.origin}?token={self.secret}"
 
 
 def _busy_response(body: bytes = b"busy: try again in a moment\n") -> bytes:
@@ -142,11 +150,18 @@ class Handler(BaseHTTPRequestHandler):
         if not parsed:
             return False
         refusal = guard.host_refusal(self.headers.get_all("Host") or [])
+        port = self.server.server_address[1]
+        who = guard.visitor(
+            self.headers.get("Cookie"), urlsplit(self.path).query, self.server.secret, port
+        )
+        if refusal is None and who is None:
+            refusal = (HTTPStatus.FORBIDDEN, guard.NO_TOKEN)
         if refusal is not None:
             self._send_body = self.command != "HEAD"
             self.close_connection = True
             self._send(refusal[0], refusal[1], "text/plain; charset=utf-8")
             return False
+        self._remember = who == "query"
         return True
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
@@ -199,9 +214,10 @@ class Handler(BaseHTTPRequestHandler):
             data = json.loads(self.rfile.read(length))
             if not isinstance(data, dict):
                 raise ValueError("not an object")
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            why = "nested too deeply" if isinstance(exc, RecursionError) else exc
             self._json(
-                HTTPStatus.BAD_REQUEST, {"error": f"the request is not a JSON object: {exc}"}
+                HTTPStatus.BAD_REQUEST, {"error": f"the request is not a JSON object: {why}"}
             )
             return
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
@@ -210,6 +226,8 @@ class Handler(BaseHTTPRequestHandler):
             status, answer = actions[path](self.server.catalog, data)
         except UserError as exc:
             status, answer = edit.status_of(exc), {"error": str(exc)}
+            if isinstance(exc, edit.StaleEdit):
+                answer["current"] = exc.current
         except Exception as exc:  # one bad request must never stop the server
             debuglog.log(f"viewer: POST {path}: {type(exc).__name__}: {exc}")
             status, answer = HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {exc}"}
@@ -284,6 +302,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         for name, value in guard.SECURITY_HEADERS:
             self.send_header(name, value)
+        if getattr(self, "_remember", False):
+            name = guard.cookie_name(self.server.server_address[1])
+            cookie = f"{name}={self.server.secret}; HttpOnly; SameSite=Strict; Path=/"
+            self.send_header("Set-Cookie", cookie)
         self.end_headers()
         if getattr(self, "_send_body", True):
             self.wfile.write(body)

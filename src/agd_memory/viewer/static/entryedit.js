@@ -6,14 +6,18 @@ import { post } from "./write.js";
 
 const STATUSES = ["", "open", "done", "superseded"];
 
-async function send(b, data, error) {
+async function send(b, data, error, fields) {
   try {
-    const answer = await post("/api/entry", { project: state.key, layer: b.layer, id: b.id, ...data });
+    const answer = await post("/api/entry", { project: state.key, layer: b.layer, id: b.id, version: b.version, ...data });
     actions.toast(answer.message);
     actions.reload();
   } catch (err) {
     error.textContent = err.message;
     error.hidden = false;
+    if (err.current) {  // someone saved since the page loaded it: show the current text
+      b.version = err.current.version;
+      if (fields) for (const name of Object.keys(fields)) fields[name].value = err.current[name];
+    }
   }
 }
 
@@ -27,7 +31,7 @@ function form(b, holder, error) {
   keys.value = b.attrs.keys ? String(b.attrs.keys) : "";
   const body = el("textarea", { class: "edit-body", rows: "8", spellcheck: "false", "aria-label": "Body" });
   body.value = b.body;
-  const save = () => send(b, { action: "save", desc: desc.value, status: status.value, keys: keys.value, body: body.value }, error);
+  const save = () => send(b, { action: "save", desc: desc.value, status: status.value, keys: keys.value, body: body.value }, error, { desc, status, keys, body });
   return el("div", { class: "entry-edit" },
     el("label", {}, "Description ", desc),
     el("label", {}, "Status ", status),

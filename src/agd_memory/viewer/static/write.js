@@ -11,6 +11,10 @@ export async function post(url, data) {
   });
   let answer = null;
   try { answer = await response.json(); } catch { /* a plain-text refusal */ }
-  if (!response.ok) throw new Error(answer?.error || `HTTP ${response.status}`);
+  if (!response.ok) {
+    const err = new Error(answer?.error || `HTTP ${response.status}`);
+    err.current = answer?.current;  // a stale edit: the entry as it is now
+    throw err;
+  }
   return answer;
 }
