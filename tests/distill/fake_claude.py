@@ -10,6 +10,8 @@ where a response is an object with any of
     "result": {...}                # a raw result object printed as is (exit 0 unless "exit")
     "stdout": "..."                # raw text printed as is (exit 0 unless "exit")
     "sleep": seconds               # before answering (for time-outs and overlap checks)
+    "lexicon": [[w, ...], ...]     # answers the learn prompt from what it is sent, as a
+                                   # model knowing these synonym groups would (`lexicon_keys`)
 
 Every call is recorded as `$FAKE_CLAUDE_DIR/calls/NNNN.json`: argv, stdin, cwd,
 the recursion-guard variable, and start/end times.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -59,13 +62,17 @@ def main() -> int:
     time.sleep(float(r.get("sleep", 0)))
     info["ended"] = time.time()
     record.write_text(json.dumps(info))
-    if "proposals" in r:
+    if "lexicon" in r:  # answered from the prompt
+        r = {"answer": {"entries": lexicon_keys(stdin, r["lexicon"])}}
+    elif "proposals" in r:
+        r = {"answer": {"proposals": r["proposals"]}, "exit": r.get("exit", 0)}
+    if "answer" in r:
         out = {
             "type": "result",
             "subtype": "success",
             "is_error": False,
-            "result": json.dumps({"proposals": r["proposals"]}),
-            "structured_output": {"proposals": r["proposals"]},
+            "result": json.dumps(r["answer"]),
+            "structured_output": r["answer"],
             "total_cost_usd": 0.001,
         }
         print(json.dumps(out))
@@ -77,6 +84,25 @@ def main() -> int:
         print(json.dumps(r["result"]))
     sys.stderr.write(r.get("stderr", ""))
     return int(r.get("exit", 0 if "result" in r else 1))
+
+
+def lexicon_keys(stdin: str, lexicon: list[list[str]]) -> list[dict]:
+    """The learn prompt's answer (`<lookups>`): for each entry, the words of its `request:`
+    lines that share a synonym group with a word of the entry's desc, keys or body and
+    that the entry lacks (the model judges the request to be about the entry and keys it
+    with the user's words); an entry no request is about gets an empty list."""
+    out = []
+    for block_id, inner in re.findall(r'<entry id="([^"]+)"[^>]*>(.*?)</entry>', stdin, re.S):
+        requests = re.findall(r"^request: (.*)$", inner, re.M)
+        about = set(re.findall(r"[a-z]+", re.sub(r"(?m)^request: .*$", "", inner).lower()))
+        groups = [set(g) for g in lexicon if about & set(g)]
+        found: list[str] = []
+        for request in requests:
+            for word in re.findall(r"[a-z]+", request.lower()):
+                if word not in about and any(word in g for g in groups) and word not in found:
+                    found.append(word)
+        out.append({"id": block_id, "keys": found})
+    return out
 
 
 if __name__ == "__main__":

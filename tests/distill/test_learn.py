@@ -207,3 +207,131 @@ def test_lookups_reads_each_turn_and_skips_history_lookups() -> None:
     assert [(f.prompt, f.ids) for f in found] == [
         ("first question about deploys", ["deploy-flow", "ci-matrix"])
     ]
+
+
+# A second memory and set of pairs, with a fake model that answers from the prompt it is
+# sent: it knows groups of synonyms (as a model knows words), judges a request to be about
+# an entry when one of its groups meets a word of the entry, and picks the request's words
+# of those groups. Nothing in the answer is scripted per pair.
+MEMORY_2 = [
+    ("x-project", "gunicorn-restart", "Production 502 errors: restart the gunicorn workers",
+     "When prod answers 502, run systemctl restart app-gunicorn; the workers leak memory.",
+     ["502", "gunicorn", "workers restart"]),
+    ("x-feedback", "money-decimal", "Money amounts use Decimal, never float",
+     "Prices and totals are decimal.Decimal; float rounding broke invoices in March.",
+     ["decimal", "float", "prices"]),
+    ("x-project", "release-signing", "iOS builds are signed by fastlane match",
+     "Certificates live in the match repo; run fastlane match appstore before archiving.",
+     ["fastlane", "certificates", "ios build"]),
+    ("x-project", "flaky-e2e", "Playwright suite retries twice on CI",
+     "The e2e suite is flaky on CI runners; playwright retries=2 in playwright.config.ts.",
+     ["playwright", "e2e", "retries"]),
+    ("x-user", "user-lena", "Lena owns the billing service",
+     "Ask Lena before changing anything in services/billing; she is on call for it.",
+     ["lena", "billing service"]),
+    ("x-project", "db-migrations", "Alembic migrations run in the deploy job",
+     "Never run alembic upgrade by hand in prod; the deploy job applies migrations.",
+     ["alembic", "migrations", "schema change"]),
+]  # fmt: skip
+
+LEXICON = [
+    ["gunicorn", "website", "site", "blank", "dead", "hangs", "frozen"],
+    ["decimal", "cents", "pennies", "rounding", "money"],
+    ["fastlane", "signing", "certificates", "testflight", "iphone", "app"],
+    ["playwright", "flaky", "browser", "tests", "randomly", "intermittent"],
+    ["billing", "invoices", "subscriptions", "charges", "owner", "payments"],
+    ["alembic", "migrations", "table", "column", "columns", "tables"],
+]
+
+# (entry, first paraphrase, a later paraphrase of the same need)
+PAIRS_2 = [
+    ("gunicorn-restart", "the website is dead again and shows a blank page to everyone",
+     "website went blank and dead for customers this morning"),
+    ("money-decimal", "the totals are off by a few pennies after the cents rounding",
+     "pennies missing again, cents rounding looks wrong"),
+    ("release-signing", "testflight upload fails, something about signing the iphone app",
+     "iphone testflight upload broke again"),
+    ("flaky-e2e", "the browser tests fail randomly on the pipeline, intermittent",
+     "browser tests randomly red, intermittent failures"),
+    ("user-lena", "who should I talk to about the subscriptions and charges code",
+     "I want to touch subscriptions charges, who do I ask"),
+    ("db-migrations", "I need to add a column to the users table",
+     "adding two columns to the orders table"),
+]  # fmt: skip
+
+
+def test_pairs_go_from_miss_to_hit_with_a_model_answering_from_the_prompt(
+    env, fake_claude, capsys
+) -> None:
+    cwd = env.project("ops")
+    mf = store.MemoryFile(env.memory_file(cwd), layer="project", settings=env.settings())
+    for kind, block_id, desc, body, keys in MEMORY_2:
+        mf.save(kind, block_id, body, desc=desc, keys=keys)
+    fake_claude.script({"lexicon": LEXICON})
+    for block_id, first, second in PAIRS_2:
+        assert block_id not in recalled(mf, first), first
+        assert block_id not in recalled(mf, second), second
+    # a lookup the request is not about: the model finds no word of it for the entry
+    unrelated = "rename the helper in utils.py to something clearer"
+    end(env, cwd, lookup_turn(unrelated, "money-decimal"), "s0")
+    assert len(learn_calls(fake_claude)) == 1
+    assert mf.entry("money-decimal").attrs["keys"] == "decimal, float, prices"
+
+    for n, (block_id, first, _) in enumerate(PAIRS_2, 1):
+        end(env, cwd, lookup_turn(first, block_id, search=n % 2 == 0), f"s{n}")
+    hits = [block_id for block_id, _, second in PAIRS_2 if block_id in recalled(mf, second)]
+    with capsys.disabled():
+        print(f"\nlearned words (model from the prompt): {len(hits)} of {len(PAIRS_2)} pairs")
+    assert len(hits) >= len(PAIRS_2) - 1, f"{len(hits)} of {len(PAIRS_2)} went from miss to hit"
+    for block_id, first, _ in PAIRS_2:
+        keys = [k.strip() for k in mf.entry(block_id).attrs["keys"].split(",")]
+        old = dict((m[1], m[4]) for m in MEMORY_2)[block_id]
+        learned = keys[: len(keys) - len(old)]
+        assert keys[len(learned) :] == old  # learned words first, the old keys kept
+        assert 0 < len(learned) <= learn.MAX_NEW_KEYS
+        assert set(learned) <= set(first.split()), "only words the user typed"
+
+
+def test_a_prompt_that_recalled_the_wrong_entry_teaches_the_one_the_model_read(
+    env, fake_claude
+) -> None:
+    cwd = env.project("ops")
+    mf = store.MemoryFile(env.memory_file(cwd), layer="project", settings=env.settings())
+    for kind, block_id, desc, body, keys in MEMORY_2:
+        mf.save(kind, block_id, body, desc=desc, keys=keys)
+    fake_claude.script({"lexicon": LEXICON})
+    prompt = "after the alembic upgrade the website is dead"
+    later = "the website is dead again this morning"
+    assert recalled(mf, prompt) == ["db-migrations"]  # the wrong entry
+    assert "gunicorn-restart" not in recalled(mf, later)
+    end(env, cwd, lookup_turn(prompt, "gunicorn-restart"))
+    assert fake_claude.sent_ids() == [["gunicorn-restart"]]  # one call, the entry it read
+    keys = mf.entry("gunicorn-restart").attrs["keys"]
+    assert keys == "website, dead, 502, gunicorn, workers restart"
+    assert mf.entry("db-migrations").attrs["keys"] == "alembic, migrations, schema change"
+    assert "gunicorn-restart" in recalled(mf, later)
+
+
+def test_a_search_lookup_is_read_from_the_search_tools_own_output(env, project) -> None:
+    """The best hit is parsed from what `agd_memory_search` really prints, as Claude Code
+    stores an MCP result (a list of text parts): a change of that output cannot silently
+    stop learning from searches."""
+    from agd_memory.mcp import text as mcp_text
+    from agd_memory.recall.search import search
+
+    _, mf = project
+    query = "daylight saving datetime"
+    printed = mcp_text.search(query, search(query, [mf], mf.settings), scope="all")
+    nothing = mcp_text.search("zzz", [], scope="all")
+    records = []
+    for n, (prompt, output) in enumerate([("the report is an hour off", printed), ("x", nothing)]):
+        call = tool(MCP + "agd_memory_search", query=query)
+        call["message"]["content"][0]["id"] = f"toolu_{n}"
+        found = result("")
+        found["message"]["content"][0].update(
+            tool_use_id=f"toolu_{n}", content=[{"type": "text", "text": output}]
+        )
+        records += [user(prompt), call, found]
+    assert [(f.prompt, f.ids) for f in learn.lookups(records)] == [
+        ("the report is an hour off", ["tz-bug"])
+    ]

@@ -141,7 +141,7 @@ class Part:
 
     __slots__ = (
         "size", "n", "body_sum", "desc_sum", "origin", "_terms", "_keys", "_records",
-        "_successors", "_table", "_entries", "_rows",
+        "_successors", "_table", "_entries", "_rows", "_others",
     )  # fmt: skip
 
     def __init__(
@@ -168,6 +168,7 @@ class Part:
         self._table = table
         self._entries = entries
         self._rows: dict[int, tuple] = {}
+        self._others: dict[tuple[str, str], tuple[str, ...]] = {}
         """Entry rows read so far (the blocks rendered)."""
 
     @classmethod
@@ -317,6 +318,14 @@ class Part:
         """The words of this file whose cognate key is `key`."""
         value = self._key(key)
         return _NONE if value is None else value[1]
+
+    def cognates_of(self, key: str, word: str) -> tuple[str, ...]:
+        """The words of this file with the cognate key `key`, other than `word` (asked for
+        each block a prompt scores: worked out once per prompt word)."""
+        found = self._others.get((key, word))
+        if found is None:
+            found = self._others[key, word] = tuple(sorted(self.key_tokens(key) - {word}))
+        return found
 
     def successor(self, block_id: str) -> int | None:
         if self._successors is None:
