@@ -215,8 +215,12 @@ def test_an_automatic_pass_with_review_on_only_queues(
     original = memory.read_bytes()
     mf = store.MemoryFile(memory, layer="project", settings=env.settings())
     fake_claude.script(answer(RECORDED["answer"]["changes"]))
-    cons.run_scheduled(env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=0.0)  # first seen
-    assert cons.run_scheduled(env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=8 * 86400.0)
+    cons.run_scheduled(
+        env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=0.0
+    )  # first seen
+    assert cons.run_scheduled(
+        env.settings(), mf, log=lambda _: None, submit=review.submit_plan, now=8 * 86400.0
+    )
     assert memory.read_bytes() == original
     assert [i.op for i in review.pending(mf)] == ["plan"]
 
@@ -238,3 +242,31 @@ def test_an_entry_the_same_plan_makes_cited_is_superseded_not_deleted(
     assert "tmp-scratch" in block_citations(after["api-pagination"])
     assert unresolved(memory) == []
     assert "superseded #tmp-scratch instead of deleting it: it is cited" in capsys.readouterr().out
+
+
+def test_a_hand_edited_plan_passes_the_same_checks_as_the_models(env, fake_claude, memory, capsys):
+    """`--from PLAN.json --apply` cannot write what no other path may: a secret is redacted,
+    an oversized body or a malformed id is refused in one line, nothing is written."""
+    fake_claude.script(answer(RECORDED["answer"]["changes"]))
+    plan_file = env.root / "plan.json"
+    assert main(["consolidate", "--plan-out", str(plan_file)]) == 0
+    plan = json.loads(plan_file.read_text())
+    keeper, other = sorted(plan["seen"])[:2]
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    merge = {"op": "merge", "id": keeper, "others": [other], "why": "dup",
+             "desc": "deploy AKIAIOSFODNN7EXAMPLE", "body": f"the token is {token}"}  # fmt: skip
+    before = memory.read_bytes()
+    for bad, why in (
+        ({**merge, "body": "A" * 300_000}, "at most 4000"),
+        ({**merge, "id": [keeper]}, "not text"),
+    ):
+        plan_file.write_text(json.dumps({**plan, "changes": [bad]}))
+        capsys.readouterr()
+        assert main(["consolidate", "--from", str(plan_file), "--apply"]) == 1
+        err = capsys.readouterr().err
+        assert "change 1 of the plan is refused" in err and why in err and err.count("\n") == 1
+        assert memory.read_bytes() == before
+    plan_file.write_text(json.dumps({**plan, "changes": [merge]}))
+    assert main(["consolidate", "--from", str(plan_file), "--apply"]) == 0
+    text = memory.read_text()
+    assert token not in text and "AKIA" not in text and "merged" in capsys.readouterr().out

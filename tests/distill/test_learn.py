@@ -290,3 +290,48 @@ def test_pairs_go_from_miss_to_hit_with_a_model_answering_from_the_prompt(
         assert keys[len(learned) :] == old  # learned words first, the old keys kept
         assert 0 < len(learned) <= learn.MAX_NEW_KEYS
         assert set(learned) <= set(first.split()), "only words the user typed"
+
+
+def test_a_prompt_that_recalled_the_wrong_entry_teaches_the_one_the_model_read(
+    env, fake_claude
+) -> None:
+    cwd = env.project("ops")
+    mf = store.MemoryFile(env.memory_file(cwd), layer="project", settings=env.settings())
+    for kind, block_id, desc, body, keys in MEMORY_2:
+        mf.save(kind, block_id, body, desc=desc, keys=keys)
+    fake_claude.script({"lexicon": LEXICON})
+    prompt = "after the alembic upgrade the website is dead"
+    later = "the website is dead again this morning"
+    assert recalled(mf, prompt) == ["db-migrations"]  # the wrong entry
+    assert "gunicorn-restart" not in recalled(mf, later)
+    end(env, cwd, lookup_turn(prompt, "gunicorn-restart"))
+    assert fake_claude.sent_ids() == [["gunicorn-restart"]]  # one call, the entry it read
+    keys = mf.entry("gunicorn-restart").attrs["keys"]
+    assert keys == "website, dead, 502, gunicorn, workers restart"
+    assert mf.entry("db-migrations").attrs["keys"] == "alembic, migrations, schema change"
+    assert "gunicorn-restart" in recalled(mf, later)
+
+
+def test_a_search_lookup_is_read_from_the_search_tools_own_output(env, project) -> None:
+    """The best hit is parsed from what `agd_memory_search` really prints, as Claude Code
+    stores an MCP result (a list of text parts): a change of that output cannot silently
+    stop learning from searches."""
+    from agd_memory.mcp import text as mcp_text
+    from agd_memory.recall.search import search
+
+    _, mf = project
+    query = "daylight saving datetime"
+    printed = mcp_text.search(query, search(query, [mf], mf.settings), scope="all")
+    nothing = mcp_text.search("zzz", [], scope="all")
+    records = []
+    for n, (prompt, output) in enumerate([("the report is an hour off", printed), ("x", nothing)]):
+        call = tool(MCP + "agd_memory_search", query=query)
+        call["message"]["content"][0]["id"] = f"toolu_{n}"
+        found = result("")
+        found["message"]["content"][0].update(
+            tool_use_id=f"toolu_{n}", content=[{"type": "text", "text": output}]
+        )
+        records += [user(prompt), call, found]
+    assert [(f.prompt, f.ids) for f in learn.lookups(records)] == [
+        ("the report is an hour off", ["tz-bug"])
+    ]

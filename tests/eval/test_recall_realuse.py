@@ -87,3 +87,18 @@ def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:
         ours_fi = ours["off_topic"][0] + ours["in_project"][0]
         base_fi = base["off_topic"][0] + base["in_project"][0]
         assert ours_fi < base_fi, r["set"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
+    "hit@1 82%, recall@3 89%, false injections 10% off-topic and 40% in-project",
+)
+def test_issue_26_targets_on_the_realuse_holdout() -> None:
+    s = summary(HOLDOUT)
+    pos = s["positives"]
+    assert pos["hit1_rate"] >= 0.85
+    assert pos["recall3_rate"] >= 0.90
+    assert s["negatives_off_topic"]["false_injection_rate"] <= 0.02
+    assert s["negatives_in_project"]["false_injection_rate"] <= 0.05
+    assert pos["tokens_median"] <= 400

@@ -118,6 +118,8 @@ def consolidate(argv: Sequence[str]) -> int:
 def _read_plan(path: str) -> cons.Plan:
     try:
         return cons.Plan.from_dict(json.loads(read_input(path, "--from", PLAN_LIMIT)))
+    except UserError as exc:
+        raise UserError(f"--from {path}: {exc}") from None
     except (ValueError, RecursionError, KeyError, TypeError) as exc:
         raise UserError(
             f"--from {path}: not a plan saved by --plan-out ({type(exc).__name__}: {exc})"

@@ -105,15 +105,34 @@ class Plan:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Plan:
-        return cls(
-            str(data["path"]),
-            [Change(**{**c, "others": tuple(c.get("others", ()))}) for c in data["changes"]],
-            list(data.get("notes", [])),
-            dict(data.get("seen", {})),
-            int(data.get("chunks", 0)),
-            float(data.get("cost_usd", 0.0)),
-        )
+    def from_dict(cls, data: object) -> Plan:
+        """A plan read back (`--from PLAN.json`, a queued plan): every change passes the
+        same checks as the model's own (`validate`: ids, limits, secrets redacted), so a
+        hand-edited plan cannot write what no other path may. UserError says what is wrong."""
+        if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
+            raise UserError('a plan is a JSON object with "path", "changes" and "seen"')
+        seen = data.get("seen", {})
+        if not isinstance(seen, dict) or not all(isinstance(v, str) for v in seen.values()):
+            raise UserError('the plan\'s "seen" is not an object of id -> fingerprint')
+        changes, notes = [], [str(n) for n in data.get("notes", []) if isinstance(n, str)]
+        for n, raw in enumerate(data["changes"], 1):
+            try:
+                change, mended = validate(raw, seen)
+            except UserError as exc:
+                raise UserError(f"change {n} of the plan is refused: {exc}") from None
+            changes.append(change)
+            notes += [f"change {n}: {m}" for m in mended]
+        try:
+            return cls(
+                str(data["path"]),
+                changes,
+                notes,
+                dict(seen),
+                int(data.get("chunks", 0)),
+                float(data.get("cost_usd", 0.0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UserError(f"the plan is malformed ({exc}); make it again with --plan-out") from None
 
 
 # -- what the model is shown --------------------------------------------------------------
@@ -216,7 +235,7 @@ def validate(raw: object, shown: Iterable[str]) -> tuple[Change, list[str]]:
     unseen = [x for x in others if x not in known]
     if unseen:
         raise UserError(f"{', '.join('#' + x for x in unseen)} not among the entries shown")
-    if op in ("merge", "supersede", "refs") and not others:
+    if op in ("merge", "refs") and not others:  # a lone supersede: `cut`'s spared delete
         raise UserError(f"a `{op}` names no other entry")
     desc = " ".join(field_text(raw, "desc").split())
     if len(desc) > DESC_CHARS:
@@ -427,7 +446,8 @@ def apply(mf: MemoryFile, plan: Plan, today: str) -> tuple[list[str], Path | Non
         doc.blocks[:] = new.blocks
         return said
 
-    return mf.edit_document(change, str(mf.path), create=False, backup=True)
+    # a committed team file's history is git's: no `.bak` left untracked in the repository
+    return mf.edit_document(change, str(mf.path), create=False, backup=mf.layer != "team")
 
 
 # -- running by itself --------------------------------------------------------------------

@@ -141,7 +141,7 @@ class Part:
 
     __slots__ = (
         "size", "n", "body_sum", "desc_sum", "origin", "_terms", "_keys", "_records",
-        "_successors", "_table", "_entries", "_rows",
+        "_successors", "_table", "_entries", "_rows", "_others",
     )  # fmt: skip
 
     def __init__(
@@ -168,6 +168,7 @@ class Part:
         self._table = table
         self._entries = entries
         self._rows: dict[int, tuple] = {}
+        self._others: dict[tuple[str, str], tuple[str, ...]] = {}
         """Entry rows read so far (the blocks rendered)."""
 
     @classmethod
@@ -318,6 +319,14 @@ class Part:
         value = self._key(key)
         return _NONE if value is None else value[1]
 
+    def cognates_of(self, key: str, word: str) -> tuple[str, ...]:
+        """The words of this file with the cognate key `key`, other than `word` (asked for
+        each block a prompt scores: worked out once per prompt word)."""
+        found = self._others.get((key, word))
+        if found is None:
+            found = self._others[key, word] = tuple(sorted(self.key_tokens(key) - {word}))
+        return found
+
     def successor(self, block_id: str) -> int | None:
         if self._successors is None:
             table = self._table
@@ -416,6 +425,7 @@ class Doc:
         "memory",
         "_keys",
         "_key_of",
+        "_entry",
     )
 
     def __init__(self, part: Part, i: int, key_of: Callable[[str], str | None], at: int) -> None:
@@ -438,6 +448,7 @@ class Doc:
         self.recency = rec[10]
         self._keys: dict[str, str] | None = None
         self._key_of = key_of
+        self._entry: Entry | None = None
 
     @property
     def id(self) -> str:
@@ -445,7 +456,10 @@ class Doc:
 
     @property
     def entry(self) -> Entry:
-        return self.part.entry(self.i)
+        entry = self._entry
+        if entry is None:
+            entry = self._entry = self.part.entry(self.i)
+        return entry
 
     @property
     def keys(self) -> dict[str, str]:

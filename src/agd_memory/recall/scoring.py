@@ -238,7 +238,8 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
             tf += body_tf / body_norm
         exact = tf > 0
         if key is not None and prompt.cognates:
-            same_key = [t for t in doc.tokens_with_key(key) if t != word]
+            others = doc.part.cognates_of(key, word)
+            same_key = [t for t in others if t in doc.body or doc.has_in_fields(t)]
             ctf = cid = cdesc = 0
             if same_key:
                 cid = sum(1 for t in same_key if t in doc.id_set)
