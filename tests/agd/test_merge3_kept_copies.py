@@ -116,7 +116,11 @@ def test_no_live_version_is_lost_and_every_kept_copy_is_there(t: tuple[str, str,
         for named in re.findall(r"as #(\S+)", note.detail):
             loser = by_id.get(named)
             assert loser is not None, f"{note.detail!r} but #{named} is not in the result"
-            assert loser.value != by_id[note.id].value, f"#{named} is not the other version"
+            winner = by_id[note.id]
+            assert (loser.value, loser.attrs["updated"]) != (
+                winner.value,
+                winner.attrs["updated"],
+            ), f"#{named} is not the other version"
     for b in merged.blocks:
         for target in (b.attrs.get("supersedes") or "").replace("#", " ").split():
             assert target in by_id, f"#{b.id} supersedes #{target}, which is not there"
