@@ -111,9 +111,8 @@ def merge_documents(base: Document | None, ours: Document, theirs: Document) -> 
     o = _keyed(ours.blocks)
     t = _keyed(theirs.blocks)
     held = {**o, **t}
-    taken: set[str] = {k[1] for k in held if k[0] == "id"}
     kept: dict[Key, Block] = {}
-    derived: dict[Key, Block] = {}
+    losers: list[tuple[Key, Block, Block, bool, int]] = []
     notes: list[Note] = []
     for key in dict.fromkeys([*o, *t]):
         ob, tb = o.get(key), t.get(key)
@@ -134,20 +133,26 @@ def merge_documents(base: Document | None, ours: Document, theirs: Document) -> 
             continue
         if superseded:
             loser = loser.copy(attrs=dict(loser.attrs, status="superseded"))
-        loser_id = _derived_id(key[1], loser, taken, held)
+        kept[key] = winner
+        losers.append((key, winner, loser, superseded, len(notes)))
+        notes.append(Note("", key[1], ""))  # written below, once the loser's id is known
+    # The losers get their ids once every other id is decided: a derived id may name a
+    # copy an earlier merge made, and this merge may have deleted or changed that copy.
+    derived: dict[Key, Block] = {}
+    final = {k[1]: bl for k, bl in kept.items() if k[0] == "id"}
+    taken = {k[1] for k in held if k[0] == "id"} | set(final)
+    for key, winner, loser, superseded, slot in losers:
+        loser_id = _derived_id(key[1], loser, taken, final, held)
         taken.add(loser_id)
-        derived[key] = loser.copy(id=loser_id)  # dropped below when a side holds it already
+        if loser_id not in final:
+            derived[key] = final[loser_id] = loser.copy(id=loser_id)
         if superseded:
             kept[key] = _with_edge(winner, "supersedes", loser_id)
             detail = f"#{key[1]} changed on both sides; the later kept, the other as #{loser_id} (superseded)"
-            notes.append(Note("changed-both", key[1], detail))
+            notes[slot] = Note("changed-both", key[1], detail)
         else:
-            kept[key] = winner
             detail = f"both sides added #{key[1]} with different texts; one kept as #{loser_id}"
-            notes.append(Note("both-added", key[1], detail))
-    for key, copy in list(derived.items()):
-        if ("id", copy.id, 0) in kept:  # an earlier merge kept this very copy, and it stays
-            del derived[key]
+            notes[slot] = Note("both-added", key[1], detail)
     blocks = []
     for key in _order_keys(list(o), list(t), kept):
         blocks.append(kept[key])
@@ -204,18 +209,25 @@ def _rank(block: Block) -> tuple[str, str]:
     return (str(date), serialize_block(block))
 
 
-def _derived_id(block_id: str, loser: Block, taken: set[str], blocks: dict[Key, Block]) -> str:
+def _derived_id(
+    block_id: str,
+    loser: Block,
+    taken: set[str],
+    final: dict[str, Block],
+    held: dict[Key, Block],
+) -> str:
     """`<id>-<hash of the loser's text>`: the same pair merged in two clones gives the
-    same id, so the clones converge. An id a side already holds is reused when it holds
-    this very block (an earlier merge of the same pair), else lengthened."""
+    same id, so the clones converge. A taken id is reused only for this very block: one
+    the result already holds (an earlier merge of the same pair), or one a side held and
+    this merge removed (the caller puts it back); else the id is lengthened."""
     bare = loser.copy(id=None)
     digest = hashlib.sha1(serialize_block(bare).encode("utf-8")).hexdigest()
     for size in range(6, len(digest) + 1):
         candidate = f"{block_id}-{digest[:size]}"
         if candidate not in taken:
             return candidate
-        held = blocks.get(("id", candidate, 0))
-        if held is not None and held.copy(id=None) == bare:
+        same = final[candidate] if candidate in final else held.get(("id", candidate, 0))
+        if same is not None and same.copy(id=None) == bare:
             return candidate
     return f"{block_id}-{digest}-{len(taken)}"
 

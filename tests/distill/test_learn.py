@@ -310,3 +310,28 @@ def test_a_prompt_that_recalled_the_wrong_entry_teaches_the_one_the_model_read(
     assert keys == "website, dead, 502, gunicorn, workers restart"
     assert mf.entry("db-migrations").attrs["keys"] == "alembic, migrations, schema change"
     assert "gunicorn-restart" in recalled(mf, later)
+
+
+def test_a_search_lookup_is_read_from_the_search_tools_own_output(env, project) -> None:
+    """The best hit is parsed from what `agd_memory_search` really prints, as Claude Code
+    stores an MCP result (a list of text parts): a change of that output cannot silently
+    stop learning from searches."""
+    from agd_memory.mcp import text as mcp_text
+    from agd_memory.recall.search import search
+
+    _, mf = project
+    query = "daylight saving datetime"
+    printed = mcp_text.search(query, search(query, [mf], mf.settings), scope="all")
+    nothing = mcp_text.search("zzz", [], scope="all")
+    records = []
+    for n, (prompt, output) in enumerate([("the report is an hour off", printed), ("x", nothing)]):
+        call = tool(MCP + "agd_memory_search", query=query)
+        call["message"]["content"][0]["id"] = f"toolu_{n}"
+        found = result("")
+        found["message"]["content"][0].update(
+            tool_use_id=f"toolu_{n}", content=[{"type": "text", "text": output}]
+        )
+        records += [user(prompt), call, found]
+    assert [(f.prompt, f.ids) for f in learn.lookups(records)] == [
+        ("the report is an hour off", ["tz-bug"])
+    ]

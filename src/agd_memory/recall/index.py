@@ -425,6 +425,7 @@ class Doc:
         "memory",
         "_keys",
         "_key_of",
+        "_entry",
     )
 
     def __init__(self, part: Part, i: int, key_of: Callable[[str], str | None], at: int) -> None:
@@ -447,6 +448,7 @@ class Doc:
         self.recency = rec[10]
         self._keys: dict[str, str] | None = None
         self._key_of = key_of
+        self._entry: Entry | None = None
 
     @property
     def id(self) -> str:
@@ -454,7 +456,10 @@ class Doc:
 
     @property
     def entry(self) -> Entry:
-        return self.part.entry(self.i)
+        entry = self._entry
+        if entry is None:
+            entry = self._entry = self.part.entry(self.i)
+        return entry
 
     @property
     def keys(self) -> dict[str, str]:

@@ -8,5 +8,6 @@ Modules: `catalog` (which memory files exist and the opaque keys that name them)
 `payload` (the JSON the page reads, encoded once per file version), `assets` (the
 fixed allow-list of files the server may send), `guard` (Host check and security
 headers), `limits` (how many connections, and how long each may take to send its
-request), `server` (HTTP, and `serve` for the `view` verb).
+request), `history` (the History tab: past sessions listed, searched, read and forgotten
+through `agd_memory.history`), `server` (HTTP, and `serve` for the `view` verb).
 """

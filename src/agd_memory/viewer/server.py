@@ -10,10 +10,12 @@ Endpoints (GET and HEAD):
   /memory.json?project=KEY                      blocks, edges and stats of one project + global
   /version.json?project=KEY                     a token that changes with the files (live reload)
   /review.json?project=KEY                      the proposals waiting for review (`edit.pending`)
+  /history.json?project=KEY[&q=|&id=]           sessions, search, an exchange (`history`)
 
 Writes (POST only, from the viewer's own page: `guard.post_refusal`; see `edit`):
   /api/review                                   accept, reject or edit a pending proposal
   /api/entry                                    save an entry's desc, body, status, keys; delete it
+  /api/history                                  forget a session (`history.forget_action`)
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 from .. import debuglog
 from ..errors import UserError
 from ..settings import Settings
-from . import assets, edit, guard, limits, payload
+from . import assets, edit, guard, history, limits, payload
 from .catalog import Catalog
 
 DEFAULT_PORT = 8765
@@ -192,7 +194,11 @@ class Handler(BaseHTTPRequestHandler):
         self._send_body = True
         self.close_connection = True
         path = urlsplit(self.path).path
-        actions = {"/api/review": edit.review_action, "/api/entry": edit.entry_action}
+        actions = {
+            "/api/review": edit.review_action,
+            "/api/entry": edit.entry_action,
+            "/api/history": history.forget_action,
+        }
         if path not in actions:
             self._refuse_method()
             return
@@ -248,6 +254,11 @@ class Handler(BaseHTTPRequestHandler):
                 catalog = self.server.catalog
                 key = (query.get("project") or [None])[0] or catalog.initial_key(catalog.projects())
                 self._json(*edit.pending(catalog, key))
+            elif url.path == "/history.json":
+                try:
+                    self._json(*history.get(self.server.catalog, query))
+                except UserError as exc:
+                    self._json(edit.status_of(exc), {"error": str(exc)})
             elif url.path in self.server.table:
                 asset = self.server.table[url.path]
                 body = asset.path.read_bytes()

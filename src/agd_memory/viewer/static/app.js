@@ -3,6 +3,7 @@
 import { clear, el, fmtBytes, fmtDate } from "./dom.js";
 import { clearSelection, fit, focusNode, linkedOnlyChanged, relayout, restyle, select, showGraph } from "./graph.js";
 import { collapseAll, expandAll, jumpTo, renderRead } from "./read.js";
+import { loadHistory, setupHistory } from "./history.js";
 import { loadReview } from "./review.js";
 import { closePalette, openPalette, paletteOpen, setupPalette } from "./search.js";
 import { actions, setData, state } from "./state.js";
@@ -37,12 +38,14 @@ function setView(view) {
   $("read-view").hidden = view !== "read";
   $("graph-view").hidden = view !== "graph";
   $("review-view").hidden = view !== "review";
+  $("history-view").hidden = view !== "history";
   for (const b of document.querySelectorAll(".seg [data-view]")) {
     b.setAttribute("aria-selected", b.dataset.view === view ? "true" : "false");
   }
   document.body.dataset.view = view;
   if (view === "graph") showGraph();
   if (view === "review") loadReview();
+  if (view === "history") loadHistory();
 }
 
 actions.jump = (uid, { fromSearch = false } = {}) => {
@@ -202,6 +205,7 @@ function setupControls() {
     history.replaceState(null, "", url);
     await loadMemory();
     loadReview();
+    if (state.view === "history") loadHistory();
     window.scrollTo(0, 0);
   });
 }
@@ -211,6 +215,7 @@ async function boot() {
   setupKeys();
   setupControls();
   setupPalette();
+  setupHistory();
   // Both requests at once: without ?project= the server answers for the initial project.
   const asked = new URLSearchParams(location.search).get("project");
   const first = getJSON(asked ? `/memory.json?project=${encodeURIComponent(asked)}` : "/memory.json").catch(() => null);
