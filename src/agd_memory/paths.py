@@ -201,17 +201,32 @@ def team_layer(settings: Settings, cwd: str | os.PathLike[str] | None = None) ->
 
 def leaves_repository(root: Path, path: Path) -> str:
     """Why `path`, a file a checkout at `root` may commit, is not used: a symbolic link on the
-    way leads outside the repository (a stranger's clone must not make us read or write
-    elsewhere; git itself never follows a symlink out of a worktree). "" when it stays in."""
-    real_root = os.path.realpath(root)
+    way leads outside the repository or into a `.git` folder (a stranger's clone must not
+    make us read or write elsewhere; git itself never follows a symlink out of a worktree
+    nor writes worktree files into its own folder). "" when it stays in."""
     real = os.path.realpath(path)
-    if os.path.commonpath([real_root, real]) == real_root:
+    where = worktree_escape(root, path)
+    if not where:
         return ""
     return (
-        f"{path} is a symbolic link leading outside the repository (to {real}); agd-memory "
+        f"{path} is a symbolic link leading {where} (to {real}); agd-memory "
         "neither reads nor writes through it. Replace the link with a regular file "
         "(or set AGD_MEMORY_TEAM_FILE)"
     )
+
+
+def worktree_escape(root: Path, path: Path | str) -> str:
+    """Where `path` (links followed) leads when it leaves the checkout at `root`: "outside the
+    repository", "into the repository's git folder" (a `.git` component, as git's own
+    path check refuses), or "" when it is a worktree file."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        return "outside the repository"
+    parts = os.path.relpath(real, real_root).split(os.sep)
+    if any(p.lower() == ".git" for p in parts):
+        return "into the repository's git folder"
+    return ""
 
 
 def repo_root(folder: Path) -> Path | None:

@@ -218,6 +218,7 @@ def test_citations_that_leave_the_repository_are_never_read(env, repo, tmp_path,
     secret.parent.mkdir()
     secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
     os.symlink(secret.parent, repo.root / "linked")
+    os.symlink(".git", repo.root / "gitlink")  # git's own folder is not a worktree file
     mf = memory(env, repo)
     mf.save("x-fact", "pdf-file", "Invoices are rendered in src/billing/pdf.py.", desc="pdf")
     text = mf.path.read_text()
@@ -226,6 +227,8 @@ def test_citations_that_leave_the_repository_are_never_read(env, repo, tmp_path,
         ("up", "../../../../../../../../no/such/file 00000000"),
         ("link", "linked/passwd 00000000"),
         ("nul", "a\x00b 00000000"),
+        ("gitcfg", ".git/config 00000000"),
+        ("gitlinked", "gitlink/config 00000000"),
     ]
     for block_id, code in planted:
         text += f'\n@x-fact desc="{block_id}" code="{code}" [#{block_id}]\n~~~\nx\n~~~\n'

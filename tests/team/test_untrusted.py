@@ -45,6 +45,28 @@ def test_a_link_that_stays_inside_the_repository_is_followed(tmp_path, git_env):
     assert "#planted" in c.cli("toc", "--scope", "team").stdout
 
 
+def test_a_team_file_linked_into_the_git_folder_is_neither_written_nor_read(tmp_path, git_env):
+    # git never writes worktree files into its own folder: a committed link to .git/config
+    # (or a hook script) must not let a team save change the clone's configuration.
+    c = _repo(tmp_path, git_env)
+    config = c.path / ".git" / "config"
+    before = config.read_bytes()
+    os.symlink("../.git/config", c.path / ".claude" / "memory.agd")
+
+    done = c.cli("save", "x-project", "tip", "--scope", "team", "--content", "x", check=False)
+    assert done.returncode == 1 and "git folder" in done.stderr
+    assert c.cli("team", "init", check=False).returncode == 1
+    assert config.read_bytes() == before
+
+    hook = c.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(ENTRY)
+    os.remove(c.path / ".claude" / "memory.agd")
+    os.symlink("../.git/hooks/pre-commit", c.path / ".claude" / "memory.agd")
+    assert "planted" not in c.cli("toc").stdout
+    done = c.cli("save", "x-project", "tip", "--scope", "team", "--content", "x", check=False)
+    assert done.returncode == 1 and hook.read_text() == ENTRY
+
+
 def test_team_init_does_not_write_through_a_linked_gitattributes(tmp_path, git_env):
     c = _repo(tmp_path, git_env)
     key = tmp_path / "victim" / "id_ed25519"

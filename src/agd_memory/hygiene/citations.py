@@ -16,7 +16,6 @@ followed by the file it was found in.
 
 from __future__ import annotations
 
-import os
 import re
 import zlib
 from collections.abc import Iterable
@@ -107,9 +106,11 @@ def relative_inside(path: str) -> bool:
 
 
 def within(root: Path, path: str) -> bool:
-    """`root / path` does not lead outside `root` through a symbolic link."""
-    real_root = os.path.realpath(root)
-    return os.path.commonpath([real_root, os.path.realpath(root / path)]) == real_root
+    """`root / path` is a worktree file: no symbolic link leads outside `root` or into a
+    `.git` folder (`paths.worktree_escape`)."""
+    from ..paths import worktree_escape
+
+    return not worktree_escape(root, root / path)
 
 
 # -- fingerprints ------------------------------------------------------------------
