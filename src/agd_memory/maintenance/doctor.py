@@ -21,10 +21,10 @@ from pathlib import Path
 from agd.errors import AgdError
 
 from ..errors import UserError
+from ..progress import Progress
 from ..settings import Settings
 from . import checks_env, checks_memory
 from .findings import LEVELS, Finding
-from .progress import Progress
 
 
 @dataclass
