@@ -344,3 +344,45 @@ def test_a_forked_session_repeating_earlier_records_adds_only_its_new_exchanges(
     write_jsonl(d / "b.jsonl", copied)
     capture.import_all(cfg, [d], other, say=lambda m: None)
     assert {s.session: s.exchanges for s in files.sessions(files.folder_of(other))} == kept
+
+
+def test_an_update_writes_only_the_delta_until_it_is_merged_and_ranks_as_a_rebuild(
+    tmp_path, cfg, monkeypatch
+):
+    from agd_memory import diskcache
+    from agd_memory.history import index
+
+    monkeypatch.setattr(index, "DELTA_DOCS", 6)
+    folder = tmp_path / "h"
+    words = ["wal journal", "merge method squash", "flaky test retry", "wal checkpoint"]
+
+    def add(i: int) -> None:
+        e = [
+            exchanges.Exchange(f"s{i}", n, f"2026-11-{i + 1:02d}T00:0{n}:00Z", f"{w} s{i}")
+            for n, w in enumerate(words, 1)
+        ]
+        files.write(folder, exchanges.Read(f"s{i}", e, 0))
+
+    def shard_gens() -> set:
+        key = index.load(folder, cfg).key
+        return {diskcache.read(folder / ".cache", index.KIND, f"shard-{i}", key)["gen"]
+                for i in range(index.SHARDS)}  # fmt: skip
+
+    add(0)
+    search.search(folder, "wal", cfg)
+    built = shard_gens()
+    add(1)  # 4 exchanges: kept in the delta, the shards are not rewritten
+    got = [h.id for h in search.search(folder, "wal checkpoint", cfg, limit=8)]
+    assert shard_gens() == built
+    assert got[:2] in (["h-s1-4", "h-s0-4"], ["h-s0-4", "h-s1-4"])
+    add(2)  # past DELTA_DOCS: merged, every shard rewritten once
+    files.forget(folder, ["s0"])
+    ours = [(h.id, round(h.score, 6)) for h in search.search(folder, "wal squash", cfg, limit=8)]
+    assert shard_gens() != built
+    assert not any(i.startswith("h-s0-") for i, _ in ours)
+    index._LOADED.clear()
+    rebuilt = index.load(folder, cfg, rebuild=True)
+    assert ours == [
+        (h.id, round(h.score, 6))
+        for h in search._ranked(rebuilt, search.query_words("wal squash", cfg), 8)
+    ]

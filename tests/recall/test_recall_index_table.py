@@ -79,15 +79,24 @@ def _fresh_process() -> None:
     engine._ANALYZERS.clear()
 
 
+DEPLOY_PROMPT = "how do we deploy to the vps with the shared words?"
+
+
+def _recalled_cold(tmp_path: Path, make_settings):
+    """A 1,500-block memory, DEPLOY_PROMPT recalled once (the table written), then a fresh
+    process: (settings, the file, what the cold run recalled)."""
+    s = make_settings()
+    mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
+    cold = recall(DEPLOY_PROMPT, [mf], s)
+    _fresh_process()
+    return s, mf, cold
+
+
 def test_a_prompt_reads_its_words_and_the_blocks_it_scores_not_the_file(
     tmp_path: Path, make_settings
 ) -> None:
-    s = make_settings()
-    mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
-    prompt = "how do we deploy to the vps with the shared words?"
-    cold = recall(prompt, [mf], s)
-    _fresh_process()
-    warm = recall(prompt, [mf], s)  # the index read from its table on disk
+    s, mf, cold = _recalled_cold(tmp_path, make_settings)
+    warm = recall(DEPLOY_PROMPT, [mf], s)  # the index read from its table on disk
     assert [c.entry.id for c in warm.chosen] == [c.entry.id for c in cold.chosen]
     assert warm.chosen[0].entry.id == "deploy-vps"
     (part,) = engine._PARTS.values()
@@ -100,11 +109,7 @@ def test_a_prompt_reads_its_words_and_the_blocks_it_scores_not_the_file(
 def test_only_the_blocks_injected_have_their_text_read_from_the_index(
     tmp_path: Path, make_settings, monkeypatch
 ) -> None:
-    s = make_settings()
-    mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
-    prompt = "how do we deploy to the vps with the shared words?"
-    cold = recall(prompt, [mf], s)
-    _fresh_process()
+    s, mf, cold = _recalled_cold(tmp_path, make_settings)
     read: dict[str, set[int]] = {}
     item = diskcache.Table.item
 
@@ -113,7 +118,7 @@ def test_only_the_blocks_injected_have_their_text_read_from_the_index(
         return item(table, name, i)
 
     monkeypatch.setattr(diskcache.Table, "item", spy)
-    warm = recall(prompt, [mf], s)
+    warm = recall(DEPLOY_PROMPT, [mf], s)
     assert [c.entry for c in warm.chosen] == [c.entry for c in cold.chosen]  # whole entries
     assert len(read["records"]) > 10 * len(warm.chosen)  # many blocks scored ...
     assert len(read["entries"]) == len(warm.chosen)  # ... the text of those injected only

@@ -82,6 +82,8 @@ def review_verb(argv: list[str]) -> int:
 def _list(files: list[store.MemoryFile], *, as_json: bool) -> int:
     rows: list[dict[str, Any]] = []
     for mf in files:
+        for line in review.malformed(mf):
+            print(line, file=sys.stderr)
         for item in review.pending(mf):
             rows.append(
                 {

@@ -262,10 +262,10 @@ def run(
         )
         lessons = missed(lookups(part.records), layer_files(layers, settings), settings)
         added = learn(lessons, settings, log) if lessons else {}
+        state.save_offset(settings, transcript_path, part.end, session_id, OFFSETS)
     except Exception as exc:  # a failed run is tried again at the session's next end
         log(f"learned keys: not learned: {type(exc).__name__}: {exc}")
         return {}
-    state.save_offset(settings, transcript_path, part.end, session_id, OFFSETS)
     for block_id, new in added.items():
         log(f"learned keys: #{block_id} + {', '.join(new)}")
     return added

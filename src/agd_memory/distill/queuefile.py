@@ -40,20 +40,38 @@ def _fnv1a(data: bytes) -> int:
     return value
 
 
-def read(path: Path) -> dict:
-    """The queue's data; an empty queue when the file is missing or not ours (never raises)."""
+class QueueDamaged(Exception):
+    """The queue file exists but is not a queue: it is left as it is, never overwritten."""
+
+
+def load(path: Path) -> dict:
+    """The queue's data (an empty queue when the file is missing); `QueueDamaged` with the
+    reason when the file cannot be read, is not JSON or is not shaped as a queue."""
     from agd.errors import AgdError
     from agd.files import read_text
 
+    if not os.path.lexists(path):
+        return {"pending": [], "rejected": {}}
     try:
         data = json.loads(read_text(path, QUEUE_LIMIT))
-    except (AgdError, OSError, ValueError):
-        return {"pending": [], "rejected": {}}
+    except (AgdError, OSError, ValueError) as exc:
+        raise QueueDamaged(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     if not isinstance(data, dict):
+        raise QueueDamaged("not a JSON object")
+    if not isinstance(data.get("pending", []), list):
+        raise QueueDamaged('"pending" is not a list')
+    if not isinstance(data.get("rejected", {}), dict):
+        raise QueueDamaged('"rejected" is not an object')
+    return {**data, "pending": data.get("pending", []), "rejected": data.get("rejected", {})}
+
+
+def read(path: Path) -> dict:
+    """The queue's data; an empty queue when the file is missing or damaged (never raises:
+    for counting only, every change goes through `load`)."""
+    try:
+        return load(path)
+    except QueueDamaged:
         return {"pending": [], "rejected": {}}
-    pending = data.get("pending") if isinstance(data.get("pending"), list) else []
-    rejected = data.get("rejected") if isinstance(data.get("rejected"), dict) else {}
-    return {**data, "pending": pending, "rejected": rejected}
 
 
 def count(settings: Settings, memory_paths: Iterable[str | os.PathLike[str]]) -> int:

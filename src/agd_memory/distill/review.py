@@ -44,9 +44,8 @@ from agd.atomic import write_atomic
 
 from ..errors import UserError
 from ..settings import Settings
+from .queuefile import QueueDamaged, load, queue_path
 from .queuefile import count as count  # re-exported: the queue's API
-from .queuefile import queue_path
-from .queuefile import read as _read
 
 if TYPE_CHECKING:
     from ..store import Entry, MemoryFile
@@ -141,10 +140,34 @@ class Item:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Item | None:
-        try:
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
-        except TypeError:
+        """The item, or None when `data` is not a well-formed one (see `problem`)."""
+        if problem(data) is not None:
             return None
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+_TEXT_FIELDS = ("id", "op", "source", "session", "created", "fingerprint", "summary")
+
+
+def problem(data: object) -> str | None:
+    """What makes a stored queue item unusable, or None when it is well formed."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name in _TEXT_FIELDS:
+        if not isinstance(data.get(name), str):
+            return f'"{name}" missing or not a string'
+    if data["op"] not in OPS:
+        return f"unknown op {data['op']!r}"
+    if data["op"] == "save":
+        entry = data.get("entry")
+        if not isinstance(entry, dict):
+            return '"entry" missing'
+        for name in ("kind", "id", "body"):
+            if not isinstance(entry.get(name), str):
+                return f'entry "{name}" missing or not a string'
+    elif not isinstance(data.get(data["op"] if data["op"] == "plan" else "keys"), dict):
+        return f'"{"plan" if data["op"] == "plan" else "keys"}" missing'
+    return None
 
 
 @dataclass
@@ -161,12 +184,26 @@ def _path_of(mf: MemoryFile) -> Path:
     return queue_path(mf.settings, mf.path)
 
 
+def _load(mf: MemoryFile) -> dict[str, Any]:
+    """The queue's data; a damaged queue file is a ReviewError and is left as it is."""
+    path = _path_of(mf)
+    try:
+        return load(path)
+    except QueueDamaged as exc:
+        raise ReviewError(
+            f"the review queue {path} of {mf.path} is damaged ({exc}); it was left as it is: "
+            f"repair it, or move it aside (mv '{path}' '{path}.damaged') to start a new queue",
+            path=mf.path,
+        ) from None
+
+
 def _change(mf: MemoryFile, change: Callable[[dict[str, Any]], Any]) -> Any:
-    """`change` the queue's data under its lock; written back atomically when it changed."""
+    """`change` the queue's data under its lock; written back atomically when it changed.
+    A damaged queue file is never overwritten (ReviewError)."""
     path = _path_of(mf)
     try:
         with lock.exclusive(lock.lock_path_for(path)):
-            data = _read(path)
+            data = _load(mf)
             before = json.dumps(data, sort_keys=True)
             result = change(data)
             after = json.dumps(data, sort_keys=True)
@@ -251,9 +288,27 @@ def enqueue(
 
 
 def pending(mf: MemoryFile) -> list[Item]:
-    """The items waiting for `mf`, oldest first (an unreadable queue is an empty one)."""
-    items = (Item.from_dict(d) for d in _read(_path_of(mf))["pending"] if isinstance(d, dict))
-    return [i for i in items if i is not None and i.op in OPS]
+    """The items waiting for `mf`, oldest first; malformed ones are left out (`malformed`
+    names them). ReviewError when the queue file is damaged."""
+    items = (Item.from_dict(d) for d in _load(mf)["pending"])
+    return [i for i in items if i is not None]
+
+
+def malformed(mf: MemoryFile) -> list[str]:
+    """One line per malformed item of `mf`'s queue (skipped by every reader), saying what to do."""
+    path = _path_of(mf)
+    out = []
+    for n, d in enumerate(_load(mf)["pending"]):
+        why = problem(d)
+        if why is not None:
+            name = (
+                d.get("id") if isinstance(d, dict) and isinstance(d.get("id"), str) else f"#{n + 1}"
+            )
+            out.append(
+                f"review queue {path}: item {name} skipped ({why}); remove it from that file or "
+                f"fix it"
+            )
+    return out
 
 
 def find(mf: MemoryFile, ids: Sequence[str]) -> list[Item]:
@@ -279,30 +334,51 @@ def find(mf: MemoryFile, ids: Sequence[str]) -> list[Item]:
 def accept(mf: MemoryFile, ids: Sequence[str]) -> list[str]:
     """Write the named items through the store, each then leaving the queue; returns one
     line per item. A write that is refused leaves its item pending and raises after the
-    ones before it were accepted."""
+    ones before it were accepted. Each item is claimed under the queue's lock: when a
+    concurrent accept or reject handled it first, ReviewError says so."""
     lines: list[str] = []
     for item in find(mf, ids):
-        lines.append(f"{item.id}: {apply(mf, item)}")
-        _drop(mf, [item.id])
+
+        def change(data: dict[str, Any], qid: str = item.id) -> str:
+            current = _take(mf, data, qid)
+            return f"{current.id}: {apply(mf, current)}"
+
+        lines.append(_change(mf, change))
     return lines
 
 
 def reject(
     mf: MemoryFile, ids: Sequence[str], *, now: Callable[[], float] = time.time
 ) -> list[str]:
-    """Drop the named items and remember their fingerprints (never proposed again)."""
-    items = find(mf, ids)
+    """Drop the named items and remember their fingerprints (never proposed again), in one
+    change of the queue: an item a concurrent accept or reject handled first is a ReviewError."""
+    wanted = [i.id for i in find(mf, ids)]
     stamp = time.strftime("%Y-%m-%d", time.gmtime(now()))
 
-    def change(data: dict[str, Any]) -> None:
+    def change(data: dict[str, Any]) -> list[str]:
+        items = [_take(mf, data, qid) for qid in wanted]
         for item in items:
             data["rejected"][item.fingerprint] = stamp
         while len(data["rejected"]) > MAX_REJECTED:
             data["rejected"].pop(next(iter(data["rejected"])))
+        return [f"{i.id}: rejected ({i.summary})" for i in items]
 
-    _change(mf, change)
-    _drop(mf, [i.id for i in items])
-    return [f"{i.id}: rejected ({i.summary})" for i in items]
+    return _change(mf, change)
+
+
+def _take(mf: MemoryFile, data: dict[str, Any], qid: str) -> Item:
+    """Remove item `qid` from the queue's `data` (under its lock) and return it as it is now."""
+    for n, d in enumerate(data["pending"]):
+        if isinstance(d, dict) and d.get("id") == qid:
+            item = Item.from_dict(d)
+            if item is not None:
+                del data["pending"][n]
+                return item
+    raise ReviewError(
+        f"review item `{qid}` of {mf.path} was already accepted or rejected (by another "
+        "command or the viewer); run `agd-memory review` for what is still waiting",
+        path=mf.path,
+    )
 
 
 def replace(mf: MemoryFile, item: Item, proposal: Proposal) -> Item:
@@ -321,18 +397,6 @@ def replace(mf: MemoryFile, item: Item, proposal: Proposal) -> Item:
 
     _change(mf, change)
     return new
-
-
-def _drop(mf: MemoryFile, ids: Sequence[str]) -> None:
-    gone = set(ids)
-    _change(
-        mf,
-        lambda data: data.update(
-            pending=[
-                d for d in data["pending"] if not (isinstance(d, dict) and d.get("id") in gone)
-            ]
-        ),
-    )
 
 
 def _new_id(fp: str, taken: set[Any]) -> str:

@@ -7,11 +7,13 @@ folder's `.cache/`:
   it indexed;
 - `SHARDS` shard files: for each word whose hash falls in the shard, the exchanges
   holding it (`array('I')` bytes) and its counts (`array('B')`, capped at 255), the
-  shard zlib-compressed.
-A search reads the table and only the shards of its words. When the session files
-differ from the table (a new or grown session, a forget, retention), the changed
-files' exchanges are marked dead and their new text appended; every shard is rewritten
-once for that. When dead exchanges pass a quarter of the table, it is rebuilt from the
+  shard zlib-compressed, as of the table's `base` generation;
+- the delta: the same postings for the exchanges appended since (at most `DELTA_DOCS`).
+A search reads the table, the delta and only the shards of its words. When the session
+files differ from the table (a new or grown session, a forget, retention), the changed
+files' exchanges are marked dead and their new text appended to the delta, so an update
+after one session costs the session and the delta, not the whole history; when the delta
+passes `DELTA_DOCS` it is merged, every shard rewritten once. When dead exchanges pass a quarter of the table, it is rebuilt from the
 AGD files, which stay the source of truth: a lost or corrupt cache costs one rebuild.
 A long-lived process (the MCP server) keeps what it read while no session file changed.
 """
@@ -30,8 +32,10 @@ from . import files
 from .exchanges import Exchange
 
 KIND = "history-index"
-VERSION = 4
+VERSION = 5
 SHARDS = 32
+DELTA_DOCS = 2_000
+"""Exchanges (about 100 sessions) kept in the delta before it is merged into the shards."""
 DEAD_SHARE = 0.25
 
 
@@ -55,6 +59,7 @@ class Index:
         self.folder = folder
         self.key = key
         self.gen = table["gen"]
+        self.base = table["base"]
         self.keys: list[tuple[str, int]] = [(d[0], d[1]) for d in table["docs"]]
         self.uuids: list[str] = [d[4] for d in table["docs"]]
         self._at: list[str] = [d[2] for d in table["docs"]]
@@ -65,23 +70,27 @@ class Index:
         self.docs = len(live)
         self.total_len = sum(self._len[i] for i in live)
         self._shards: dict[int, dict] = {}
+        self._delta: dict | None = None
         self._read: dict[str, dict[int, Exchange]] = {}
 
     def shard(self, i: int) -> dict:
         if i not in self._shards:
-            got = diskcache.read(self.folder / ".cache", KIND, f"shard-{i}", self.key)
-            if not (isinstance(got, dict) and got.get("gen") == self.gen):
-                raise Stale(f"shard {i} does not match the table")
-            self._shards[i] = _unpack(got["post"])
+            self._shards[i] = _read_shard(self.folder / ".cache", self.key, i, self.base)
         return self._shards[i]
 
+    def delta(self) -> dict:
+        if self._delta is None:
+            self._delta = _read_delta(self.folder / ".cache", self.key, self.gen)
+        return self._delta
+
     def postings(self, word: str) -> dict[int, int]:
-        entry = self.shard(shard_of(word)).get(word)
-        if entry is None:
-            return {}
         ids, tfs = array("I"), array("B")
-        ids.frombytes(entry[0])
-        tfs.frombytes(entry[1])
+        for entry in (self.shard(shard_of(word)).get(word), self.delta().get(word)):
+            if entry is not None:
+                ids.frombytes(entry[0])
+                tfs.frombytes(entry[1])
+        if not ids:
+            return {}
         dead, n = self.dead, len(self.keys)
         return {d: t for d, t in zip(ids, tfs, strict=False) if d < n and d not in dead}
 
@@ -97,6 +106,13 @@ class Index:
             path = self.paths.get(session)
             self._read[session] = {e.n: e for e in files.read_file(Path(path))} if path else {}
         return self._read[session].get(n)
+
+
+def _read_delta(cache: Path, key: tuple, gen: int) -> dict:
+    got = diskcache.read(cache, KIND, "delta", key)
+    if not (isinstance(got, dict) and got.get("gen") == gen):
+        raise Stale("the delta does not match the table")
+    return _unpack(got["post"])
 
 
 def _pack(shard: dict) -> bytes:
@@ -164,32 +180,31 @@ def load(folder: Path, settings: Settings, *, rebuild: bool = False) -> Index:
 
 def _valid(table: object) -> bool:
     return isinstance(table, dict) and all(
-        k in table for k in ("gen", "docs", "dead", "paths", "files")
+        k in table for k in ("gen", "base", "base_docs", "docs", "dead", "paths", "files")
     )
 
 
 def update(folder: Path, settings: Settings, stamps: dict, key: tuple, old: dict | None) -> dict:
-    """Bring the table and shards to `stamps` (append what changed, mark what went) and
-    return the new table; from scratch when `old` is None or mostly dead."""
+    """Bring the table to `stamps` (append what changed to the delta, mark what went) and
+    return the new table; the delta is merged into the shards when it passes `DELTA_DOCS`,
+    and everything is built from scratch when `old` is None or mostly dead."""
     cache = folder / ".cache"
-    shards: list[dict] | None = None
+    delta: dict | None = None
     if old is not None and len(old["dead"]) <= DEAD_SHARE * max(len(old["docs"]), 1):
-        shards = []
-        for i in range(SHARDS):
-            got = diskcache.read(cache, KIND, f"shard-{i}", key)
-            if not (isinstance(got, dict) and got.get("gen") == old["gen"]):
-                shards = None
-                break
-            shards.append(_unpack(got["post"]))
-    if shards is None or old is None:
-        old = {"gen": (old or {}).get("gen", 0), "docs": [], "dead": [], "paths": {}, "files": {}}
-        shards = [{} for _ in range(SHARDS)]
+        try:
+            delta = _read_delta(cache, key, old["gen"])
+        except Stale:
+            delta = None
+    if delta is None or old is None:
+        old = {"gen": (old or {}).get("gen", 0), "base": -1, "base_docs": 0, "docs": [],
+               "dead": [], "paths": {}, "files": {}}  # fmt: skip
+        delta = {}
     docs, dead = list(old["docs"]), set(old["dead"])
     paths, seen = dict(old["paths"]), dict(old["files"])
     owner: dict[str, list[int]] = {}
     for i, d in enumerate(docs):
         owner.setdefault(d[0], []).append(i)
-    added: list[dict[str, tuple[array, array]]] = [{} for _ in range(SHARDS)]
+    added: dict[str, tuple[array, array]] = {}
     for rel in set(seen) - set(stamps):  # removed files
         dead.update(owner.get(Path(rel).stem, []))
         paths.pop(Path(rel).stem, None)
@@ -204,19 +219,44 @@ def update(folder: Path, settings: Settings, stamps: dict, key: tuple, old: dict
             doc = len(docs)
             docs.append((session, e.n, e.at, len(toks), files.clean_uuid(e.uuid)))
             for tok, tf in Counter(toks).items():
-                ids, tfs = added[shard_of(tok)].setdefault(tok, (array("I"), array("B")))
+                ids, tfs = added.setdefault(tok, (array("I"), array("B")))
                 ids.append(doc)
                 tfs.append(min(tf, 255))
         paths[session] = where
         seen[rel] = [size, mtime]
     gen = int(old["gen"]) + 1
-    for i in range(SHARDS):
-        shard = shards[i]
-        for tok, (ids, tfs) in added[i].items():
+    _merge(delta, added)
+    base, base_docs = old["base"], old["base_docs"]
+    if base < 0 or len(docs) - base_docs > DELTA_DOCS:
+        shards = [{} for _ in range(SHARDS)] if base < 0 else None
+        if shards is None:
+            try:
+                shards = [_read_shard(cache, key, i, base) for i in range(SHARDS)]
+            except Stale:  # a shard lost: the whole index again
+                return update(folder, settings, stamps, key, None)
+        for tok, entry in delta.items():
+            shard = shards[shard_of(tok)]
             prev = shard.get(tok)
-            new = (ids.tobytes(), tfs.tobytes())
-            shard[tok] = (prev[0] + new[0], prev[1] + new[1]) if prev else new
-        diskcache.write(cache, KIND, f"shard-{i}", key, {"gen": gen, "post": _pack(shard)})
-    table = {"gen": gen, "docs": docs, "dead": sorted(dead), "paths": paths, "files": seen}
+            shard[tok] = (prev[0] + entry[0], prev[1] + entry[1]) if prev else entry
+        for i, shard in enumerate(shards):
+            diskcache.write(cache, KIND, f"shard-{i}", key, {"gen": gen, "post": _pack(shard)})
+        base, base_docs, delta = gen, len(docs), {}
+    diskcache.write(cache, KIND, "delta", key, {"gen": gen, "post": _pack(delta)})
+    table = {"gen": gen, "base": base, "base_docs": base_docs, "docs": docs,
+             "dead": sorted(dead), "paths": paths, "files": seen}  # fmt: skip
     diskcache.write(cache, KIND, "table", key, table)
     return table
+
+
+def _read_shard(cache: Path, key: tuple, i: int, gen: int) -> dict:
+    got = diskcache.read(cache, KIND, f"shard-{i}", key)
+    if not (isinstance(got, dict) and got.get("gen") == gen):
+        raise Stale(f"shard {i} does not match the table")
+    return _unpack(got["post"])
+
+
+def _merge(into: dict, added: dict[str, tuple[array, array]]) -> None:
+    for tok, (ids, tfs) in added.items():
+        prev = into.get(tok)
+        new = (ids.tobytes(), tfs.tobytes())
+        into[tok] = (prev[0] + new[0], prev[1] + new[1]) if prev else new

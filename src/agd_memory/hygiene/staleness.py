@@ -28,9 +28,9 @@ from .. import diskcache
 if TYPE_CHECKING:
     from ..maintenance.findings import Finding
     from ..settings import Settings
+    from ..store import coderefs as cit
     from ..store.entry import Entry
     from ..store.memoryfile import MemoryFile
-    from . import citations as cit
 
 from .verdicts import CACHE_KEY, CACHE_KIND, cache_name, known_stale, stale_among
 
@@ -53,7 +53,7 @@ class Stale(NamedTuple):
 
 def judge(c: cit.Citation, lines: list[str] | None, exists: bool) -> str:
     """What changed about citation `c` ("" when it still holds)."""
-    from . import citations as cit  # not at the top: the prompt path imports this module
+    from ..store import coderefs as cit  # not at the top: the prompt path imports this module
 
     if not exists:
         return f"{c.symbol}(): {c.path} is gone" if c.symbol else f"{c.label}: gone"
@@ -86,7 +86,7 @@ def check(mf: MemoryFile, root: Path, deadline: float | None = None) -> list[Sta
 
     Past `deadline` (`time.monotonic()`), changed files are no longer read: their
     citations count as fresh this time and are judged by the next check."""
-    from . import citations as cit
+    from ..store import coderefs as cit
 
     name = cache_name(mf.path)
     old = diskcache.read(mf.cache_dir, CACHE_KIND, name, CACHE_KEY)
