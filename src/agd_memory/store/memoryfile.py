@@ -16,6 +16,7 @@ new file; a failed check leaves the file untouched.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -34,6 +35,9 @@ from . import rules, write
 from .citations import rewrite_refs
 from .entry import Entry, entries_from_rows, rows_from_document
 from .write import MANAGED_ATTRS, insert_in_section  # noqa: F401  (their old home)
+
+_ENTRY_ID = re.compile(r"^@x-\S*\s.*\[#([^\]\s]+)\]\s*$", re.M)
+"""The id of each entry's block-start line (read from a file that may not parse)."""
 
 if TYPE_CHECKING:
     from ..paths import Layer
@@ -262,12 +266,7 @@ class MemoryFile:
             conflict = rules.conflict_message(self.path, text, parsed=False)
             if conflict is not None:  # git's regions cut through fences
                 raise MemoryFileError(conflict, path=self.path, reason="conflict") from None
-            bak = self.backup_path
-            fix = (
-                f"fix that line, or restore {bak} (the text before the last bulk rewrite)"
-                if bak.is_file()
-                else f"fix that line by hand (`agd validate {self.path}` shows it)"
-            )
+            fix = self._parse_fix(text)
             raise MemoryFileError(
                 f"memory file {self.path} does not parse: {exc}; {fix}",
                 path=self.path,
@@ -278,6 +277,29 @@ class MemoryFile:
         if conflict is not None:
             raise MemoryFileError(conflict, path=self.path, reason="conflict")
         return doc
+
+    def _parse_fix(self, text: str) -> str:
+        """What to do about a file that does not parse: fix the line; restoring the `.bak`
+        is offered only when it holds every entry the file has (it may be older than
+        later saves, which a restore would lose)."""
+        by_hand = f"fix that line by hand (`agd validate {self.path}` shows it)"
+        bak = self.backup_path
+        try:
+            old = files.read_text(bak, files.DEFAULT_LIMIT)
+        except AgdError:
+            return by_hand  # no backup (or none readable)
+        before = set(_ENTRY_ID.findall(old))
+        lacking = [i for i in dict.fromkeys(_ENTRY_ID.findall(text)) if i not in before]
+        if not lacking:
+            return (
+                f"fix that line, or restore {bak} (the text before the last bulk rewrite; "
+                "edits made since are not in it)"
+            )
+        shown = ", ".join(f"#{i}" for i in lacking[:5]) + (" …" if len(lacking) > 5 else "")
+        return (
+            f"{by_hand}; do not restore {bak}: it is older than later writes and lacks "
+            f"{len(lacking)} entr{'y' if len(lacking) == 1 else 'ies'} ({shown})"
+        )
 
     # -- writing -------------------------------------------------------------------
 
