@@ -335,3 +335,17 @@ def test_a_crashing_check_becomes_one_error_line(tmp_path, plugin_root, monkeypa
     assert lines(findings, "error") == [
         "the locks check crashed (ImportError: cannot import name 'lockfile'); please report this"
     ]
+
+
+def test_entries_whose_descs_differ_are_not_called_the_same_desc(tmp_path, plugin_root):
+    path = tmp_path / "memory.agd"
+    path.write_text(
+        "@meta format=agd version=1 [#meta]\n\n"
+        '@x-project desc="C++ build flags" [#cxx]\n~~~\nuse -O2\n~~~\n\n'
+        '@x-project desc="C build flags!" [#c]\n~~~\nuse -O1\n~~~\n',
+        encoding="utf-8",
+    )
+    findings = doctor.run_checks(context(tmp_path, [("project", path)], plugin_root))
+    dup = [m for m in lines(findings) if "duplicates" in m]
+    assert len(dup) == 1 and "(descs with the same words)" in dup[0]
+    assert "the same desc" not in dup[0]

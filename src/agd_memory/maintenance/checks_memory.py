@@ -272,7 +272,9 @@ def duplicates(memories: list[Memory]) -> list[Finding]:
         for group in by_desc.values():
             for i, first in enumerate(group):
                 for second in group[i + 1 :]:
-                    pairs[(id(first[1]), id(second[1]))] = (first, second, "the same desc")
+                    same = (first[1].desc or "").strip() == (second[1].desc or "").strip()
+                    why = "the same desc" if same else "descs with the same words"
+                    pairs[(id(first[1]), id(second[1]))] = (first, second, why)
         # Sorted by size, the inner loop stops once sizes differ too much for the
         # threshold: |A ∩ B| / |A ∪ B| <= |A| / |B| when |A| <= |B|.
         items.sort(key=lambda it: len(it[2]))
