@@ -370,3 +370,29 @@ def test_a_file_with_conflict_markers_is_an_error_and_not_ok(tmp_path, plugin_ro
     assert not [m for m in lines(findings, "ok") if str(path) in m]
     (error,) = [m for m in lines(findings, "error") if str(path) in m]
     assert "conflict markers (line 3)" in error and "agd-memory team resolve" in error
+
+
+def test_from_a_shell_the_sdk_folder_named_is_the_plugins(tmp_path, plugin_root, monkeypatch):
+    """From a shell doctor named ~/.local/share/agd-memory/venv, a folder the plugin never
+    uses: the plugin's launcher runs with Claude Code's plugin data folder."""
+    claude = tmp_path / "claude"
+    plugin_data = claude / "plugins" / "data" / "agd-memory-inline"
+    plugin_data.mkdir(parents=True)
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+
+    def no_sdk(name):
+        return PythonInfo(f"/usr/bin/{name}", (3, 11, 2), None) if name == "python3" else None
+
+    settings = Settings.load({"CLAUDE_CONFIG_DIR": str(claude)})
+    ctx = doctor.Context(
+        settings=settings,
+        files=[],
+        plugin_root=plugin_root,
+        claude_settings=claude / "settings.json",
+        python_probe=no_sdk,
+    )
+    (info,) = lines([f for f in doctor.run_checks(ctx) if f.check == "python"], "info")
+    assert f"into {plugin_data / 'venv'} in the background" in info
+    assert str(tmp_path / "xdg") not in info
