@@ -117,7 +117,9 @@ def plugin_data_folders(settings: Settings) -> list[Path]:
     """
     if os.environ.get("CLAUDE_PLUGIN_DATA"):
         return []
-    config = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+    from .. import paths
+
+    config = paths.claude_dir(settings)  # the one decision (AGD_MEMORY_HOME honoured)
     found = []
     for folder in sorted(config.glob("plugins/data/agd-memory*")):
         if (
