@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from .. import diskcache
 
 if TYPE_CHECKING:
-    from ..maintenance.findings import Finding
-    from ..settings import Settings
     from ..store import coderefs as cit
     from ..store.entry import Entry
     from ..store.memoryfile import MemoryFile
@@ -171,27 +169,3 @@ def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
         check_all(files, repo_root(Path(os.path.abspath(cwd or os.getcwd()))), SESSION_BUDGET_S)
     except Exception as exc:  # never fail the hook: the TOC goes out unmarked
         debuglog.log(f"hook session-start: code check failed: {type(exc).__name__}: {exc}")
-
-
-def doctor_findings(
-    settings: Settings, files: Sequence[tuple[str, Path]], root: Path | None
-) -> list[Finding]:
-    """The doctor's `stale` check: one warning per stale entry, or one ok line."""
-    from ..maintenance.findings import Finding
-    from ..store.memoryfile import MemoryFile
-
-    if root is None:
-        return [Finding("ok", "stale", "no git repository here: code citations not checked")]
-    mfs = [MemoryFile(p, layer=name, settings=settings) for name, p in files]
-    found = check_all([mf for mf in mfs if mf.exists()], root)
-    if not found:
-        return [Finding("ok", "stale", f"code citations hold in {root}")]
-    return [
-        Finding(
-            "warn",
-            "stale",
-            f"#{s.id} in {s.path} cites code that changed: {'; '.join(s.reasons)}; "
-            "update the entry (agd-memory save) or delete it",
-        )
-        for s in found
-    ]
