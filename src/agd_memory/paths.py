@@ -130,9 +130,11 @@ def home(settings: Settings) -> Path:
 
 
 def claude_dir(settings: Settings) -> Path:
-    """Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `.claude` in `home`."""
-    given = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    return Path(given).expanduser() if given else home(settings) / ".claude"
+    """Claude Code's config folder as `Settings.load` decided it (`CLAUDE_CONFIG_DIR`, else
+    `.claude` in the home folder); `.claude` in `home` for settings made without it."""
+    if settings.claude_dir is not None:
+        return settings.claude_dir
+    return home(settings) / ".claude"
 
 
 def projects_dir(settings: Settings) -> Path:

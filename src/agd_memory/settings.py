@@ -194,6 +194,9 @@ class Settings:
     """`CLAUDE_PLUGIN_ROOT` when run by Claude Code."""
     config_file: Path
     """The config file (`config_file_from`). Default: `~/.claude/agd-memory/config.json`."""
+    claude_dir: Path | None = None
+    """Claude Code's config folder, decided once (`claude_dir_from`); None: `.claude` in the
+    home folder (`paths.claude_dir`)."""
     sources: Mapping[str, str]
     """For each field set from outside its default: `environment`, `userConfig` or
     `config file`. Default `{}`."""
@@ -267,6 +270,7 @@ class Settings:
             **values,
             data_dir=data_dir,
             config_file=config_file,
+            claude_dir=claude_dir_from(env),
             plugin_root=Path(root) if root else None,
             sources=sources,
         )
@@ -309,8 +313,9 @@ def _convert(var: Variable, raw: object) -> object:
 def claude_dir_from(env: Mapping[str, str]) -> Path:
     """Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `.claude` in the home folder
     (`AGD_MEMORY_HOME`, else `HOME`), as the memory paths use it."""
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
+    given = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    if given:
+        return Path(given).expanduser()
     home = env.get("AGD_MEMORY_HOME") or env.get("HOME")
     return (Path(home).expanduser() if home else Path.home()) / ".claude"
 

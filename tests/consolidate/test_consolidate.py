@@ -244,6 +244,45 @@ def test_an_entry_the_same_plan_makes_cited_is_superseded_not_deleted(
     assert "superseded #tmp-scratch instead of deleting it: it is cited" in capsys.readouterr().out
 
 
+def test_a_plan_file_is_checked_like_a_save_and_leaves_no_backup_in_the_repository(
+    env, monkeypatch, capsys
+) -> None:
+    import subprocess
+
+    repo = env.root / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    assert main(["team", "init"]) == 0
+    for block_id in ("deploy", "deploy-old", "ci", "db"):
+        args = ["save", "x-project", block_id, "--scope", "team", "--content", f"on {block_id}"]
+        assert main(args) == 0
+    team = repo / ".claude" / "memory.agd"
+    doc = store.MemoryFile(team, layer="team", settings=env.settings()).document()
+    seen = {b.id: cons.fingerprint(b) for b in doc.blocks if b.id and b.kind.startswith("x-")}
+    plan = repo.parent / "plan.json"
+
+    def run(change: dict) -> int:
+        plan.write_text(json.dumps({"path": str(team), "changes": [change], "seen": seen}))
+        capsys.readouterr()
+        return main(["consolidate", "--scope", "team", "--from", str(plan), "--apply"])
+
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    secret = {"op": "merge", "id": "deploy", "others": ["deploy-old"], "why": "dup"}
+    assert run({**secret, "desc": "AKIAIOSFODNN7EXAMPLE", "body": f"token {token}"}) == 0
+    assert token not in team.read_text() and "AKIAIOSFODNN7EXAMPLE" not in team.read_text()
+    before = team.read_bytes()
+    assert run({"op": "merge", "id": "ci", "others": ["db"], "body": "A" * 300_000}) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agd-memory: --from ") and err.count("\n") == 1
+    assert run({"op": "delete", "id": ["ci"], "why": "x"}) == 1
+    assert "`id`" in capsys.readouterr().err
+    assert team.read_bytes() == before
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert ".bak" not in status
 def test_a_hand_edited_plan_passes_the_same_checks_as_the_models(env, fake_claude, memory, capsys):
     """`--from PLAN.json --apply` cannot write what no other path may: a secret is redacted,
     an oversized body or a malformed id is refused in one line, nothing is written."""

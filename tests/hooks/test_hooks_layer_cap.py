@@ -63,3 +63,31 @@ def test_a_large_layer_is_counted_once_per_version_of_the_file(hook_env, tmp_pat
     with big.open("a") as fh:
         fh.write("@x-a [#e9]\n\n")
     assert hooks._entry_count(settings, big) == 10
+
+
+def test_a_layer_of_few_huge_entries_is_left_out_by_its_size(hook_env, tmp_path):
+    # 300 entries of 50 KB (15 MB, under the entry cap and the 64 MiB file limit) ran the
+    # first prompt hook into its 5 s limit while indexing, and every prompt after a kill.
+    from agd_memory.claude.hooks import HOOK_MAX_BYTES
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".claude").mkdir()
+    team = repo / ".claude" / "memory.agd"
+    body = "billing queue invoices " * 2200
+    n = HOOK_MAX_BYTES // len(body) + 2
+    team.write_text(
+        "@meta format=agd version=1 [#meta]\n"
+        + "".join(f'\n@x-project desc="billing {i}" [#t{i}]\n~~~\n{body}\n~~~\n' for i in range(n))
+    )
+    write_layer(hook_env, repo, PROJECT)
+    payload = {"cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
+    told = json.loads(run_hook("session-start", payload, hook_env).stdout)
+    assert str(team) in told["systemMessage"] and "MiB a hook reads" in told["systemMessage"]
+    assert "#t1" not in told["hookSpecificOutput"]["additionalContext"]
+    assert "MiB a hook reads" not in run_hook("session-start", payload, hook_env).stdout
+
+    prompt = {"cwd": str(repo), "hook_event_name": "UserPromptSubmit",
+              "prompt": "how does the billing queue work with invoices"}  # fmt: skip
+    recalled = context_of(run_hook("prompt", prompt, hook_env).stdout, "UserPromptSubmit")
+    assert "#billing-queue" in recalled and "#t1" not in recalled

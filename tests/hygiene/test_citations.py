@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agd_memory import store
-from agd_memory.hygiene import citations as cit
+from agd_memory.store import coderefs as cit
 
 
 def save(env, repo, block_id: str, body: str, **kw) -> store.Entry:
@@ -100,3 +100,32 @@ def test_a_malformed_record_is_skipped_not_raised():
         cit.Citation("src/a.py", fingerprint="abcd")
     ]
     assert cit.parse_record(None) == []
+
+
+def test_an_imported_claude_code_note_gets_the_code_record_a_save_gives(env, repo) -> None:
+    from agd_memory.claude.automemory import Fact, import_facts
+
+    body = "Invoices are drawn by render_invoice() in src/billing/pdf.py."
+    saved = save(env, repo, "saved", body, desc="invoices")
+    mf = store.MemoryFile(repo.root / "imported.agd", layer="project", settings=env.settings())
+    fact = Fact("invoices.md", "invoices", "x-project", "invoices", "invoices", body)
+    import_facts(mf, [fact])
+    imported = mf.entry("invoices")
+    assert imported is not None and saved.attrs.get("code")
+    assert imported.attrs.get("code") == saved.attrs["code"]
+
+
+def test_a_consolidation_that_rewrites_a_body_records_what_the_new_body_cites(env, repo) -> None:
+    from agd_memory.distill import consolidate as cons
+
+    save(env, repo, "old", "Invoices keep their customer in src/billing/model.py.")
+    save(env, repo, "dup", "Invoices are numbered per customer.")
+    mf = store.MemoryFile(env.memory_file(repo.root), layer="project", settings=env.settings())
+    seen = {b.id: cons.fingerprint(b) for b in mf.document().blocks if b.id in ("old", "dup")}
+    merged = "Invoices are drawn by render_invoice() in src/billing/pdf.py."
+    change = cons.Change("merge", "old", ("dup",), body=merged, why="one fact")
+    cons.apply(mf, cons.Plan(str(mf.path), [change], seen=seen), "2026-12-01")
+    entry = mf.entry("old")
+    assert entry is not None and entry.body == merged
+    labels = [c.label for c in cit.parse_record(entry.attrs.get("code"))]
+    assert labels == ["src/billing/pdf.py", "render_invoice()"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agd_memory import recall, store, toc
 from agd_memory.claude import hooks
+from agd_memory.cli import main
 from agd_memory.hygiene import usage
 
 
@@ -72,6 +73,6 @@ def test_recall_by_the_prompt_hook_and_get_count_as_uses(env, repo):
     _, last = usage.last_used(env.data)
     assert {i for (m, i) in last if m == str(mf.path)} == {"invoice-render", "invoice-totals"}
     usage.log_path(env.data).unlink()
-    store.get([mf], ["invoice-totals"], follow_refs=True)
+    assert main(["get", "invoice-totals", "--follow-refs"]) == 0  # the verb, like the MCP tool
     _, last = usage.last_used(env.data)
     assert set(last) == {(str(mf.path), "invoice-totals")}

@@ -279,7 +279,10 @@ def test_claude_code_settings(tmp_path, plugin_root):
 
 
 def test_python_too_old_and_sdk_missing(tmp_path, plugin_root, monkeypatch):
-    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))  # where the launcher puts its venv
+    monkeypatch.setenv(
+        "CLAUDE_PLUGIN_DATA", str(tmp_path / "data")
+    )  # where the launcher puts its venv
+
     def old_python(name):
         return PythonInfo(f"/usr/bin/{name}", (3, 8, 10), None) if name == "python3" else None
 
@@ -335,3 +338,61 @@ def test_a_crashing_check_becomes_one_error_line(tmp_path, plugin_root, monkeypa
     assert lines(findings, "error") == [
         "the locks check crashed (ImportError: cannot import name 'lockfile'); please report this"
     ]
+
+
+def test_entries_whose_descs_differ_are_not_called_the_same_desc(tmp_path, plugin_root):
+    path = tmp_path / "memory.agd"
+    path.write_text(
+        "@meta format=agd version=1 [#meta]\n\n"
+        '@x-project desc="C++ build flags" [#cxx]\n~~~\nuse -O2\n~~~\n\n'
+        '@x-project desc="C build flags!" [#c]\n~~~\nuse -O1\n~~~\n',
+        encoding="utf-8",
+    )
+    findings = doctor.run_checks(context(tmp_path, [("project", path)], plugin_root))
+    dup = [m for m in lines(findings) if "duplicates" in m]
+    assert len(dup) == 1 and "(descs with the same words)" in dup[0]
+    assert "the same desc" not in dup[0]
+
+
+def test_a_file_with_conflict_markers_is_an_error_and_not_ok(tmp_path, plugin_root):
+    """doctor said "ok team memory" and reported conflict markers in the same file."""
+    path = tmp_path / "memory.agd"
+    path.write_text(
+        "@meta format=agd version=1 [#meta]\n\n"
+        "<<<<<<< HEAD\n"
+        '@x-project desc="ours" [#a]\n~~~\nours\n~~~\n'
+        "=======\n"
+        '@x-project desc="theirs" [#a]\n~~~\ntheirs\n~~~\n'
+        ">>>>>>> branch\n",
+        encoding="utf-8",
+    )
+    findings = doctor.run_checks(context(tmp_path, [("team", path)], plugin_root))
+    assert not [m for m in lines(findings, "ok") if str(path) in m]
+    (error,) = [m for m in lines(findings, "error") if str(path) in m]
+    assert "conflict markers (line 3)" in error and "agd-memory team resolve" in error
+
+
+def test_from_a_shell_the_sdk_folder_named_is_the_plugins(tmp_path, plugin_root, monkeypatch):
+    """From a shell doctor named ~/.local/share/agd-memory/venv, a folder the plugin never
+    uses: the plugin's launcher runs with Claude Code's plugin data folder."""
+    claude = tmp_path / "claude"
+    plugin_data = claude / "plugins" / "data" / "agd-memory-inline"
+    plugin_data.mkdir(parents=True)
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+
+    def no_sdk(name):
+        return PythonInfo(f"/usr/bin/{name}", (3, 11, 2), None) if name == "python3" else None
+
+    settings = Settings.load({"CLAUDE_CONFIG_DIR": str(claude)})
+    ctx = doctor.Context(
+        settings=settings,
+        files=[],
+        plugin_root=plugin_root,
+        claude_settings=claude / "settings.json",
+        python_probe=no_sdk,
+    )
+    (info,) = lines([f for f in doctor.run_checks(ctx) if f.check == "python"], "info")
+    assert f"into {plugin_data / 'venv'} in the background" in info
+    assert str(tmp_path / "xdg") not in info

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from agd_memory.maintenance import progress as progress_mod
-from agd_memory.maintenance.progress import Progress
+from agd_memory import progress as progress_mod
+from agd_memory.progress import Progress
 
 
 class FakeTty(io.StringIO):

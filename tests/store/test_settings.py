@@ -146,3 +146,19 @@ def test_bad_number_keeps_the_default_and_zero_is_off(tmp_path: Path) -> None:
     s = Settings.load(env)
     assert s.recall_top_k == 3
     assert s.recall_disabled is False
+
+
+def test_claude_code_s_config_folder_is_decided_once_for_the_config_file_and_the_paths(
+    tmp_path,
+) -> None:
+    from agd_memory import paths
+    from agd_memory.settings import Settings
+
+    home = tmp_path / "memory-home"
+    env = {"AGD_MEMORY_HOME": str(home), "HOME": str(tmp_path / "other"), "CLAUDE_CONFIG_DIR": " "}
+    settings = Settings.load(env)
+    assert paths.claude_dir(settings) == home / ".claude"
+    assert settings.config_file == paths.claude_dir(settings) / "agd-memory" / "config.json"
+    chosen = tmp_path / "claude-config"
+    settings = Settings.load({**env, "CLAUDE_CONFIG_DIR": str(chosen)})
+    assert paths.claude_dir(settings) == chosen == settings.config_file.parent.parent

@@ -161,6 +161,19 @@ def test_parse_error_names_the_backup_when_one_exists(cli):
     assert f"restore {bak}" in r.stderr
 
 
+def test_parse_error_never_advises_a_backup_older_than_later_saves(cli):
+    """A newcomer followed "restore memory.agd.bak" and lost the entries saved after it:
+    when the backup lacks entries the file has, the notice names them and says not to."""
+    path = _break_project(cli)
+    bak = path.with_name(path.name + ".bak")
+    bak.write_text("@meta format=agd version=1 [#meta]\n", encoding="utf-8")
+    r = cli("toc")
+    line = next(x for x in r.stderr.splitlines() if str(path) in x)
+    assert f"or restore {bak}" not in line
+    assert f"do not restore {bak}" in line and "lacks 1 entry (#local)" in line
+    assert f"agd validate {path}" in line
+
+
 def test_delete_and_rename_point_to_the_layer_that_has_the_id(cli):
     cli("save", "x-project", "here", "--content", "x")
     cli("save", "x-user", "tone", "--content", "short answers", "--scope", "global")

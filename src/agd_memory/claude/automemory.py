@@ -32,13 +32,12 @@ from pathlib import Path
 from agd.errors import UnreadableFile
 from agd.files import read_text
 from agd.lines import is_identifier
-from agd.model import FENCED, Block, Document
-from agd.refs import format_ids
+from agd.model import Document
 
-from ..store.memoryfile import (
-    MemoryFile,
-    insert_in_section,  # the save path's rule
-)
+from ..errors import UserError
+from ..store import rules
+from ..store.memoryfile import MemoryFile
+from ..store.write import Checked, check_entry, code_record, put
 
 INDEX = "MEMORY.md"
 MAX_FACT_BYTES = 256 * 1024
@@ -358,53 +357,59 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def checked(fact: Fact, where: str) -> str | None:
+def checked(fact: Fact, where: str, layer: str = "project") -> str | None:
     """Why the store would refuse `fact` as an entry (a secret, a bad id, too long), or None."""
-    from ..errors import UserError
-    from ..store import rules
-
     try:
-        rules.check_id(fact.id, where)
-        rules.check_kind(fact.kind, where)
-        body = rules.normalize_body(fact.body)
-        desc = rules.normalize_desc(fact.desc)
-        rules.check_text(body, "content", where)
-        rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
-        rules.check_text(desc, "desc", where)
-        rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
-        fields = {"id": fact.id, "content": body}
-        if desc != _first_line(body):  # a desc made from the body's first line is no field
-            fields["desc"] = desc  # of its own: name the body line, not the desc
-        rules.check_secrets(fields, where, fix="remove it from the note, then import again")
+        _entry(fact, where, layer)
     except UserError as exc:
         return str(exc)
     return None
 
 
+def _entry(fact: Fact, where: str, layer: str) -> Checked:
+    """`fact` checked by the store's entry check; a desc made from the body's first line is
+    no field of its own (a secret in it is named by its body line, not as the desc)."""
+    desc = rules.normalize_desc(fact.desc)
+    rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
+    own = desc != _first_line(rules.normalize_body(fact.body))
+    entry = check_entry(
+        fact.kind,
+        fact.id,
+        fact.body,
+        file=where,
+        layer=layer,
+        desc=desc if own else None,
+        where=where,
+        secret_fix="remove it from the note, then import again",
+    )
+    return entry._replace(desc=desc)
+
+
 def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | None]:
     """Add the facts the memory does not hold yet, in one write through the store's write path
     (a `.bak` of the old text kept); the plan is made again inside the lock, so a second run,
-    or one racing another writer, adds nothing twice. Returns (the plan applied, the `.bak`)."""
-
-    from ..store import rules
+    or one racing another writer, adds nothing twice. Each fact is checked and put by the
+    store's rules of a write (`store.write`: stamps, refs, the `code=` record). Returns (the
+    plan applied, the `.bak`)."""
+    today = rules.today(mf.settings)
 
     def change(doc: Document) -> ImportPlan:
         existing = [(b.id, str(b.value)) for b in doc.blocks if b.id]
         plan = plan_import(facts, existing)
-        known = set(doc.index()) | {f.id for f in plan.add}
+        known = {f.id for f in plan.add}  # checked by the plan, like the dry run's
         for fact in reversed(plan.add):  # each goes first in its section: keep folder order
-            attrs: dict[str, object] = {}
-            desc = rules.normalize_desc(fact.desc)
-            if desc:
-                attrs["desc"] = desc
-            today = rules.today(mf.settings)
-            attrs["created"] = fact.created or fact.updated or today
-            attrs["updated"] = fact.updated or attrs["created"]
-            refs = [r for r in fact.refs if r in known]
-            if refs:
-                attrs["refs"] = format_ids(refs)
-            block = Block(fact.kind, FENCED, rules.normalize_body(fact.body), attrs, fact.id)
-            insert_in_section(doc, fact.kind, block)
+            entry = _entry(fact, f"#{fact.id} from {fact.file}", mf.layer)
+            entry = entry._replace(refs=list(fact.refs))
+            created = fact.created or fact.updated or today
+            put(
+                doc,
+                entry,
+                today=today,
+                code=code_record(mf.path, mf.layer, entry.desc, entry.body),
+                created=created,
+                updated=fact.updated or created,
+                known=known,
+            )
         return plan
 
     return mf.edit_document(change, str(mf.path), backup=True)

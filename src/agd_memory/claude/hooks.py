@@ -174,6 +174,9 @@ def layers_of(settings: Settings, cwd: str) -> paths.Layers:
 HOOK_MAX_ENTRIES = 25_000
 """Entries a hook reads from one layer at most: a committed file of 400,000 empty entries
 must not hold every prompt up to its time limit (the other layers keep working)."""
+HOOK_MAX_BYTES = 8 * 1024 * 1024
+"""Bytes a hook reads from one layer at most: 300 entries of 50 KB (15 MB, few entries)
+held the prompt hook past its 5 s limit while indexing; 10,000 ordinary entries take ~3 MB."""
 COUNT_FROM_BYTES = HOOK_MAX_ENTRIES * len("@x-a\n\n")
 """Files smaller than this cannot hold more entries than a hook can afford (the shortest
 entry and its blank line): not counted (a read and a byte count, ~0.1 ms per 100 KB)."""
@@ -192,14 +195,24 @@ def _existing_layers(settings: Settings, cwd: str, scope: str) -> list[paths.Lay
 
 
 def _too_many_entries(settings: Settings, layer: paths.Layer) -> bool:
-    """True (and the user told once per file size) when the layer holds more than
-    HOOK_MAX_ENTRIES entries; counted from the bytes, without parsing."""
+    """True (and the user told once per file size) when the layer is larger than
+    HOOK_MAX_BYTES or holds more than HOOK_MAX_ENTRIES entries; counted from the bytes,
+    without parsing."""
     from agd.errors import UnreadableFile
 
     try:
         size = layer.path.stat().st_size
         if size < COUNT_FROM_BYTES:
             return False
+        if size > HOOK_MAX_BYTES:
+            if _once(settings, "too-large", f"{layer.path}:{size}"):
+                notify_user(
+                    f"{layer.path} ({layer.name} layer) is {size / 1048576:.1f} MiB, more than "
+                    f"the {HOOK_MAX_BYTES // 1048576} MiB a hook reads from one layer: it is left "
+                    "out of the session's table of contents and auto-recall (`agd-memory search` "
+                    "still reads it)"
+                )
+            return True
         n = _entry_count(settings, layer.path)
     except (OSError, UnreadableFile):
         return False  # the readers report what is wrong with the file

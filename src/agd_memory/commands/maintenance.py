@@ -49,7 +49,7 @@ def merge(argv: Sequence[str]) -> int:
 def migrate(argv: Sequence[str]) -> int:
     from ..maintenance import targets
     from ..maintenance.migrate import PLANNERS, FileReport, migrate_file, print_report, summary
-    from ..maintenance.progress import Progress
+    from ..progress import Progress
 
     p = verb_parser(
         "migrate",
@@ -98,7 +98,7 @@ def migrate(argv: Sequence[str]) -> int:
 
 def doctor(argv: Sequence[str]) -> int:
     from ..maintenance.doctor import STEPS, default_context, render, run_checks
-    from ..maintenance.progress import Progress
+    from ..progress import Progress
 
     p = verb_parser(
         "doctor",

@@ -162,6 +162,9 @@ def get(argv: list[str]) -> int:
         with_backlinks=args.with_backlinks,
         limit=args.limit,
     )
+    from ..hygiene import usage
+
+    usage.record_got(files, result.entries, args.ids)
     if args.json:
         emit_json({"entries": [e.to_dict() for e in result.entries], "missing": result.missing})
     else:

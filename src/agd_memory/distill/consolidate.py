@@ -36,6 +36,8 @@ from agd.serializer import serialize_block
 from .. import secrets
 from ..errors import UserError
 from ..settings import Settings
+from ..store import write
+from ..store.entry import str_attr
 from ..store.rules import normalize_body
 from .schema import DESC_CHARS, ID_CHARS, field_text, list_answer, text
 
@@ -341,20 +343,28 @@ def propose(
 # -- the plan on a document ---------------------------------------------------------------
 
 
-def change_document(doc: Document, plan: Plan, today: str) -> tuple[Document, list[str]]:
+def change_document(
+    doc: Document,
+    plan: Plan,
+    today: str,
+    *,
+    path: Path | None = None,
+    layer: str = "project",
+) -> tuple[Document, list[str]]:
     """A new Document with the plan's changes (the given one is not modified) and a line
     per change made or skipped. A change is skipped when one of its entries is gone or
-    differs from what the model was shown."""
-    blocks = list(doc.blocks)
+    differs from what the model was shown. A new desc or body passes the store's entry
+    check for `layer` (`SaveRejected`: nothing is written), and a new body gets the
+    `code=` record of what it cites in `path`'s repository (none without a `path`)."""
+    work = Document(list(doc.blocks))
+    blocks = work.blocks
     index = {b.id: i for i, b in enumerate(blocks) if b.id}
     said: list[str] = []
     doomed: set[str] = set()
+    where = path if path is not None else plan.path
 
     def edit(block_id: str, **attrs: str) -> None:
-        b = blocks[index[block_id]]
-        new = {k: v for k, v in b.attrs.items() if k not in attrs}
-        new.update({k: v for k, v in attrs.items() if v})
-        blocks[index[block_id]] = Block(b.kind, b.content_type, b.value, new, b.id)
+        write.set_attrs(work, block_id, **attrs)
 
     for change in plan.changes:
         label = f"{change.op} #{change.id}"
@@ -379,11 +389,18 @@ def change_document(doc: Document, plan: Plan, today: str) -> tuple[Document, li
                 supersedes=format_ids(dict.fromkeys((*sup, *change.others))),
                 updated=today,
             )
-            if change.desc:
-                edit(change.id, desc=change.desc)
-            if change.body and keeper.content_type == FENCED:
+            if change.desc or change.body:
                 b = blocks[index[change.id]]
-                blocks[index[change.id]] = Block(b.kind, b.content_type, change.body, b.attrs, b.id)
+                body = change.body if change.body and b.content_type == FENCED else str(b.value)
+                checked = write.check_entry(
+                    b.kind, b.id or "", body, file=where, layer=layer, desc=change.desc or None
+                )
+                if change.desc:
+                    edit(change.id, desc=checked.desc or "")
+                if change.body and b.content_type == FENCED:
+                    desc = checked.desc or str_attr(b.attrs, "desc")
+                    code = write.code_record(path, layer, desc, checked.body) if path else ""
+                    write.replace_body(work, change.id, checked.body, code=code)
             others = ", ".join("#" + i for i in change.others)
             if change.op == "merge":
                 said.append(f"merged {others} into #{change.id}")
@@ -393,7 +410,11 @@ def change_document(doc: Document, plan: Plan, today: str) -> tuple[Document, li
             edit(change.id, status="superseded", updated=today)
             said.append(f"superseded #{change.id} instead of deleting it: it is cited")
         elif change.op == "desc":
-            edit(change.id, desc=change.desc, updated=today)
+            b = blocks[index[change.id]]
+            checked = write.check_entry(
+                b.kind, b.id or "", "", file=where, layer=layer, desc=change.desc
+            )
+            edit(change.id, desc=checked.desc or "", updated=today)
             said.append(f"new desc for #{change.id}")
         elif change.op == "refs":
             refs = parse_ids(keeper.attrs.get("refs"))
@@ -442,7 +463,7 @@ def apply(mf: MemoryFile, plan: Plan, today: str) -> tuple[list[str], Path | Non
     is now; returns the lines of `change_document` and the backup."""
 
     def change(doc: Document) -> list[str]:
-        new, said = change_document(doc, plan, today)
+        new, said = change_document(doc, plan, today, path=mf.path, layer=mf.layer)
         doc.blocks[:] = new.blocks
         return said
 

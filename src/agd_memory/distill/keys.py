@@ -263,7 +263,7 @@ def ask_claude(
     """Fill each target's `found` batch by batch; a failed run raises UserError (what
     earlier batches found stays in the targets, for the caller to report or write)."""
     from ..claude import headless
-    from ..maintenance.progress import Progress
+    from ..progress import Progress
 
     total = sum(len(batches(t.entries, size)) for t in targets)
     done, cost = 0, 0.0

@@ -531,6 +531,7 @@ def from_text(item: Item, text: str) -> Proposal:
 
     from ..store import rules
     from ..store.entry import parse_id_list, str_attr
+    from ..store.write import check_entry
 
     try:
         doc = parse(text)
@@ -554,25 +555,28 @@ def from_text(item: Item, text: str) -> Proposal:
             "(`@x-kind ... [#id]` and a fenced body)"
         )
     b = blocks[0]
-    block_id = rules.check_id(b.id or "", where)
-    where = f"#{block_id} ({where})"
-    kind = rules.check_kind(b.kind, where)
-    body = rules.normalize_body(b.value if isinstance(b.value, str) else "")
-    if not body.strip():
-        raise ReviewError(f"{where}: the body is empty; write the fact between the fences")
-    rules.check_text(body, "content", where)
-    rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
-    desc = rules.normalize_desc(str_attr(b.attrs, "desc") or "") or None
-    if desc:
-        rules.check_text(desc, "desc", where)
-        rules.check_size(desc, "desc", rules.MAX_DESC_CHARS, where)
-    status = rules.check_status(str_attr(b.attrs, "status"), where)
-    supersedes = parse_id_list(b.attrs.get("supersedes"))
-    rules.check_secrets({"desc": desc, "content": body, "supersedes": " ".join(supersedes)}, where)
-    keys = str_attr(b.attrs, "keys")
-    key_list = _key_list(rules.normalize_keys(keys, where)) if keys else []
+    entry = check_entry(
+        b.kind,
+        b.id or "",
+        b.value if isinstance(b.value, str) else "",
+        file=where,
+        desc=rules.normalize_desc(str_attr(b.attrs, "desc") or "") or None,
+        status=str_attr(b.attrs, "status"),
+        supersedes=parse_id_list(b.attrs.get("supersedes")),
+        keys=str_attr(b.attrs, "keys"),
+        where=f"#{b.id} ({where})",
+    )
+    if not entry.body.strip():
+        raise ReviewError(f"{entry.where}: the body is empty; write the fact between the fences")
+    key_list = _key_list(entry.keys) if entry.keys else []
     return Proposal.save(
-        kind, block_id, body, desc=desc, status=status, supersedes=supersedes, keys=key_list
+        entry.kind,
+        entry.id,
+        entry.body,
+        desc=entry.desc,
+        status=entry.status,
+        supersedes=entry.supersedes or [],
+        keys=key_list,
     )
 
 

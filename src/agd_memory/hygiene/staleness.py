@@ -26,11 +26,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from .. import diskcache
 
 if TYPE_CHECKING:
-    from ..maintenance.findings import Finding
-    from ..settings import Settings
+    from ..store import coderefs as cit
     from ..store.entry import Entry
     from ..store.memoryfile import MemoryFile
-    from . import citations as cit
 
 from .verdicts import CACHE_KEY, CACHE_KIND, cache_name, known_stale, stale_among
 
@@ -53,7 +51,7 @@ class Stale(NamedTuple):
 
 def judge(c: cit.Citation, lines: list[str] | None, exists: bool) -> str:
     """What changed about citation `c` ("" when it still holds)."""
-    from . import citations as cit  # not at the top: the prompt path imports this module
+    from ..store import coderefs as cit  # not at the top: the prompt path imports this module
 
     if not exists:
         return f"{c.symbol}(): {c.path} is gone" if c.symbol else f"{c.label}: gone"
@@ -86,7 +84,7 @@ def check(mf: MemoryFile, root: Path, deadline: float | None = None) -> list[Sta
 
     Past `deadline` (`time.monotonic()`), changed files are no longer read: their
     citations count as fresh this time and are judged by the next check."""
-    from . import citations as cit
+    from ..store import coderefs as cit
 
     name = cache_name(mf.path)
     old = diskcache.read(mf.cache_dir, CACHE_KIND, name, CACHE_KEY)
@@ -171,27 +169,3 @@ def session_check(files: Sequence[MemoryFile], cwd: str) -> None:
         check_all(files, repo_root(Path(os.path.abspath(cwd or os.getcwd()))), SESSION_BUDGET_S)
     except Exception as exc:  # never fail the hook: the TOC goes out unmarked
         debuglog.log(f"hook session-start: code check failed: {type(exc).__name__}: {exc}")
-
-
-def doctor_findings(
-    settings: Settings, files: Sequence[tuple[str, Path]], root: Path | None
-) -> list[Finding]:
-    """The doctor's `stale` check: one warning per stale entry, or one ok line."""
-    from ..maintenance.findings import Finding
-    from ..store.memoryfile import MemoryFile
-
-    if root is None:
-        return [Finding("ok", "stale", "no git repository here: code citations not checked")]
-    mfs = [MemoryFile(p, layer=name, settings=settings) for name, p in files]
-    found = check_all([mf for mf in mfs if mf.exists()], root)
-    if not found:
-        return [Finding("ok", "stale", f"code citations hold in {root}")]
-    return [
-        Finding(
-            "warn",
-            "stale",
-            f"#{s.id} in {s.path} cites code that changed: {'; '.join(s.reasons)}; "
-            "update the entry (agd-memory save) or delete it",
-        )
-        for s in found
-    ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from agd.files import append
@@ -22,6 +22,7 @@ from .. import debuglog
 TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
     from ..store.entry import Entry
+    from ..store.memoryfile import MemoryFile
 
 LOG_NAME = "usage.log"
 MAX_BYTES = 512 * 1024
@@ -55,6 +56,17 @@ def record_entries(data_dir: Path, entries: Iterable[Entry]) -> None:
             by_file.setdefault(e.path, []).append(e.id)
     for memory, ids in by_file.items():
         record(data_dir, memory, ids)
+
+
+def record_got(files: Sequence[MemoryFile], entries: Iterable[Entry], ids: Iterable[str]) -> None:
+    """A `get` of `ids` is a use of each requested entry it found, in every layer holding
+    it (not of the entries it added by following refs): `agd-memory stale` reads them."""
+    from agd.refs import parse_ids
+
+    wanted = set(parse_ids(list(ids)))
+    found = [e for e in entries if e.id in wanted]
+    if files and found:
+        record_entries(files[0].settings.data_dir, found)
 
 
 def _read(path: Path) -> tuple[float | None, dict[tuple[str, str], int]]:

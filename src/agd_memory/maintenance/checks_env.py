@@ -360,6 +360,8 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
     from ..mcp import sdk as _sdk
 
     venv = _sdk.venv_dir()  # where bin/agd-memory-mcp puts it, whatever settings.data_dir says
+    if not os.environ.get("CLAUDE_PLUGIN_DATA"):  # a shell: the plugin's is Claude Code's folder
+        venv = _plugin_venv(settings) or venv
     venv_python = _sdk.venv_python(venv)
     private = probe(str(venv_python)) if venv_python.exists() else None
     if private and private.mcp and private.mcp.split(".")[0] == MCP_MAJOR:
@@ -393,6 +395,21 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
                 )
             )
     return out
+
+
+def _plugin_venv(settings: Settings) -> Path | None:
+    """From a shell (no `CLAUDE_PLUGIN_DATA`): the private environment in the plugin's data
+    folder under the Claude config dir, where the MCP launcher started by Claude Code puts
+    it (`<config dir>/plugins/data/agd-memory-*/venv`), else None."""
+    folder = settings.config_file.parent.parent / "plugins" / "data"
+    try:
+        with os.scandir(folder) as it:
+            found = sorted(
+                Path(e.path) for e in it if e.name.startswith("agd-memory") and e.is_dir()
+            )
+    except OSError:
+        return None
+    return found[0] / "venv" if found else None
 
 
 def _v(version: tuple[int, ...]) -> str:

@@ -16,7 +16,7 @@ from agd.refs import declared
 from .. import secrets
 from ..errors import MemoryFileError
 from ..settings import Settings
-from ..store import MemoryFile
+from ..store import MemoryFile, rules
 from .findings import Finding
 from .source import SourceFile, is_entry, split_refs
 
@@ -38,6 +38,9 @@ class Memory:
 
     def where(self, block: Block) -> str:
         return f"{self.path}:{block.line}"
+
+
+SKIPPED = " (hooks and tools skip this file until then)"
 
 
 def load(files: list[tuple[str, Path]], findings: list[Finding]) -> list[Memory]:
@@ -69,14 +72,22 @@ def load(files: list[tuple[str, Path]], findings: list[Finding]) -> list[Memory]
         try:
             source = SourceFile.parse_strict(path, text)
         except AgdError as exc:
+            conflict = rules.conflict_message(path, text, parsed=False)
+            if conflict is not None:
+                findings.append(Finding("error", "file", f"{conflict}{SKIPPED}"))
+                continue
             findings.append(
                 Finding(
                     "error",
                     "file",
-                    f"{path}:{exc.line}:{exc.col}: does not parse: {exc} — fix that line by hand "
-                    "(hooks and tools skip this file until then)",
+                    f"{path}:{exc.line}:{exc.col}: does not parse: {exc} — fix that line by hand"
+                    f"{SKIPPED}",
                 )
             )
+            continue
+        conflict = rules.conflict_message(path, text)
+        if conflict is not None:  # readers skip it: never "ok"
+            findings.append(Finding("error", "file", f"{conflict}{SKIPPED}"))
             continue
         memory = Memory(layer, path, source)
         n = len(memory.entries)
@@ -272,7 +283,9 @@ def duplicates(memories: list[Memory]) -> list[Finding]:
         for group in by_desc.values():
             for i, first in enumerate(group):
                 for second in group[i + 1 :]:
-                    pairs[(id(first[1]), id(second[1]))] = (first, second, "the same desc")
+                    same = (first[1].desc or "").strip() == (second[1].desc or "").strip()
+                    why = "the same desc" if same else "descs with the same words"
+                    pairs[(id(first[1]), id(second[1]))] = (first, second, why)
         # Sorted by size, the inner loop stops once sizes differ too much for the
         # threshold: |A ∩ B| / |A ∪ B| <= |A| / |B| when |A| <= |B|.
         items.sort(key=lambda it: len(it[2]))

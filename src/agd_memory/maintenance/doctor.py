@@ -21,10 +21,10 @@ from pathlib import Path
 from agd.errors import AgdError
 
 from ..errors import UserError
+from ..progress import Progress
 from ..settings import Settings
 from . import checks_env, checks_memory
 from .findings import LEVELS, Finding
-from .progress import Progress
 
 
 @dataclass
@@ -58,10 +58,27 @@ def default_context(settings: Settings, cwd: str | None = None) -> Context:
 
 
 def stale_code(ctx: Context, memories: list[checks_memory.Memory]) -> list[Finding]:
-    """The code check of the files that loaded (one that did not is already an error)."""
-    from ..hygiene.staleness import doctor_findings
+    """The code check of the files that loaded (one that did not is already an error): one
+    warning per stale entry, or one ok line."""
+    from ..hygiene.staleness import check_all
+    from ..store.memoryfile import MemoryFile
 
-    return doctor_findings(ctx.settings, [(m.layer, m.path) for m in memories], ctx.code_root)
+    root = ctx.code_root
+    if root is None:
+        return [Finding("ok", "stale", "no git repository here: code citations not checked")]
+    mfs = [MemoryFile(m.path, layer=m.layer, settings=ctx.settings) for m in memories]
+    found = check_all([mf for mf in mfs if mf.exists()], root)
+    if not found:
+        return [Finding("ok", "stale", f"code citations hold in {root}")]
+    return [
+        Finding(
+            "warn",
+            "stale",
+            f"#{s.id} in {s.path} cites code that changed: {'; '.join(s.reasons)}; "
+            "update the entry (agd-memory save) or delete it",
+        )
+        for s in found
+    ]
 
 
 def history(ctx: Context, memories: list[checks_memory.Memory]) -> list[Finding]:

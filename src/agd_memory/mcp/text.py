@@ -94,8 +94,19 @@ def toc(
         if limit != DEFAULT_TOC_LIMIT:
             args.append(f"limit={limit}")
         lines.append(f"{remaining} more: agd_memory_toc({', '.join(args)})")
+    lines += team_note(page)
     lines.append("Read blocks with one batched agd_memory_get(ids=[...]).")
     return "\n".join(lines)
+
+
+def team_note(entries: Iterable[Entry]) -> list[str]:
+    """The provenance line when team text is shown (a clone's file is a stranger's words),
+    as the TOC and auto-recall say it; nothing otherwise."""
+    if not any(e.layer == "team" for e in entries):
+        return []
+    from ..paths import TEAM_PROVENANCE
+
+    return [f"[{TEAM_PROVENANCE}]"]
 
 
 def _layer_counts(entries: Iterable[Entry]) -> str:
@@ -127,6 +138,7 @@ def search(query: str, hits: Sequence[Hit], *, scope: str) -> str:
         if excerpt and excerpt not in (entry.desc or ""):
             line += f" | {excerpt}"
         lines.append(line)
+    lines += team_note(h.entry for h in hits)
     lines.append(
         "Read them with one call: " + ids_call("agd_memory_get", [h.entry.id for h in hits])
     )
@@ -187,7 +199,7 @@ def get(
     n_linked = sum(1 for e in entries if e.id in linked)
     head = f"{len(entries)} block{'s' if len(entries) != 1 else ''} (scope {scope}"
     head += f", {n_linked} linked)" if n_linked else ")"
-    parts = [head]
+    parts = [head, *team_note(entries)]
     parts += [block(e, linked=linked.get(e.id, "")) for e in entries]
     if truncated:
         parts.append(

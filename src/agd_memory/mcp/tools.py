@@ -267,6 +267,9 @@ def get(
         with_backlinks=with_backlinks,
         limit=limit + 1 if extras else None,
     )
+    from ..hygiene import usage
+
+    usage.record_got(files, result.entries, wanted)
     entries = list(result.entries)
     n_extra = sum(1 for e in entries if e.id not in wanted)
     truncated = n_extra > limit

@@ -84,11 +84,6 @@ def get(
         with_backlinks=with_backlinks,
         limit=limit,
     )
-    settings = getattr(files[0], "settings", None) if found else None
-    if settings is not None:  # a use of the requested entries (`agd-memory stale`)
-        from ..hygiene import usage
-
-        usage.record_entries(settings.data_dir, [e for i in found for e in every[i]])
     return GetResult(
         [e for i in found + added for e in every[i]], [i for i in wanted if i not in by_id]
     )

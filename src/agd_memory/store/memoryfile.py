@@ -16,6 +16,7 @@ new file; a failed check leaves the file untouched.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -24,22 +25,24 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from agd import files, lock
 from agd.atomic import remove_stale_temps, write_atomic
 from agd.errors import AgdError
-from agd.model import FENCED, INLINE, Block, Document, Inline
-from agd.refs import cites, mentions
-from agd.refs import format_ids as id_attr
+from agd.model import Block, Document
+from agd.refs import cites
 
 from .. import diskcache as cache
 from ..errors import BlockNotFound, MemoryFileError, SaveRejected, UserError
 from ..settings import Settings
-from . import rules
+from . import rules, write
 from .citations import rewrite_refs
-from .entry import Entry, entries_from_rows, parse_id_list, rows_from_document, str_attr
+from .entry import Entry, entries_from_rows, rows_from_document
+from .write import MANAGED_ATTRS, insert_in_section  # noqa: F401  (their old home)
+
+_ENTRY_ID = re.compile(r"^@x-\S*\s.*\[#([^\]\s]+)\]\s*$", re.M)
+"""The id of each entry's block-start line (read from a file that may not parse)."""
 
 if TYPE_CHECKING:
     from ..paths import Layer
 
 T = TypeVar("T")
-MANAGED_ATTRS = ("desc", "keys", "created", "updated", "status", "supersedes", "refs")
 
 
 # The results are NamedTuples, not dataclasses: this module is imported by every hook,
@@ -109,8 +112,15 @@ class MemoryFile:
 
     @property
     def backup_path(self) -> Path:
-        """`memory.agd.bak` beside the real file: the text before the last bulk rewrite."""
+        """`memory.agd.bak` beside the real file: the text before the last bulk rewrite. The
+        team layer's file is in a repository, where a `.bak` would sit untracked beside it
+        (and could be committed): its backup is in the data folder, named by the file."""
         real = self.real_path
+        if self.layer == "team":
+            import hashlib
+
+            tag = hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+            return self.settings.data_dir / "backups" / f"team-{tag}-{real.name}.bak"
         return real.with_name(real.name + ".bak")
 
     @property
@@ -256,12 +266,7 @@ class MemoryFile:
             conflict = rules.conflict_message(self.path, text, parsed=False)
             if conflict is not None:  # git's regions cut through fences
                 raise MemoryFileError(conflict, path=self.path, reason="conflict") from None
-            bak = self.backup_path
-            fix = (
-                f"fix that line, or restore {bak} (the text before the last bulk rewrite)"
-                if bak.is_file()
-                else f"fix that line by hand (`agd validate {self.path}` shows it)"
-            )
+            fix = self._parse_fix(text)
             raise MemoryFileError(
                 f"memory file {self.path} does not parse: {exc}; {fix}",
                 path=self.path,
@@ -272,6 +277,29 @@ class MemoryFile:
         if conflict is not None:
             raise MemoryFileError(conflict, path=self.path, reason="conflict")
         return doc
+
+    def _parse_fix(self, text: str) -> str:
+        """What to do about a file that does not parse: fix the line; restoring the `.bak`
+        is offered only when it holds every entry the file has (it may be older than
+        later saves, which a restore would lose)."""
+        by_hand = f"fix that line by hand (`agd validate {self.path}` shows it)"
+        bak = self.backup_path
+        try:
+            old = files.read_text(bak, files.DEFAULT_LIMIT)
+        except AgdError:
+            return by_hand  # no backup (or none readable)
+        before = set(_ENTRY_ID.findall(old))
+        lacking = [i for i in dict.fromkeys(_ENTRY_ID.findall(text)) if i not in before]
+        if not lacking:
+            return (
+                f"fix that line, or restore {bak} (the text before the last bulk rewrite; "
+                "edits made since are not in it)"
+            )
+        shown = ", ".join(f"#{i}" for i in lacking[:5]) + (" …" if len(lacking) > 5 else "")
+        return (
+            f"{by_hand}; do not restore {bak}: it is older than later writes and lacks "
+            f"{len(lacking)} entr{'y' if len(lacking) == 1 else 'ies'} ({shown})"
+        )
 
     # -- writing -------------------------------------------------------------------
 
@@ -295,122 +323,32 @@ class MemoryFile:
         recall matches as a field of their own (`rules.normalize_keys`). Without explicit refs, the
         old refs are kept and `#id` citations of existing blocks in the body are added.
         """
-        allow_secrets = allow_secrets and self.layer != "team"  # a committed file: no override
-        if not allow_secrets:  # before `where` quotes the id
-            rules.check_secrets({"id": id, "kind": kind}, f"a save to {self.path}")
-        block_id = rules.check_id(id, f"{self.path}")
-        where = f"#{block_id} in {self.path}"
-        kind = rules.check_kind(kind, where)
-        if not isinstance(content, str):
-            raise SaveRejected(f"save rejected: the content of {where} must be text")
-        body = rules.normalize_body(content)
-        rules.check_text(body, "content", where)
-        rules.check_size(body, "content", rules.MAX_BODY_CHARS, where)
-        new_desc = None if desc is None else rules.normalize_desc(desc)
-        if new_desc is not None:
-            rules.check_text(new_desc, "desc", where)
-            rules.check_size(new_desc, "desc", rules.MAX_DESC_CHARS, where)
-        new_status = rules.check_status(status, where)
-        given_refs = rules.id_list(refs, "refs", where)
-        given_sup = rules.id_list(supersedes, "supersedes", where)
-        if not allow_secrets:
-            rules.check_secrets(
-                {
-                    "desc": new_desc,
-                    "content": body,
-                    "refs": " ".join(given_refs or ()),
-                    "supersedes": " ".join(given_sup or ()),
-                },
-                where,
-            )
-        new_keys = (
-            None if keys is None else rules.normalize_keys(keys, where, allow_secrets=allow_secrets)
+        entry = write.check_entry(
+            kind,
+            id,
+            content,
+            file=self.path,
+            layer=self.layer,
+            desc=desc,
+            refs=refs,
+            status=status,
+            supersedes=supersedes,
+            keys=keys,
+            allow_secrets=allow_secrets,
         )
         today = rules.today(self.settings)
-        from ..hygiene import citations  # code citations: recorded, checked by `stale`
-
-        root = citations.root_for(self.path, self.layer)
-        code = citations.record(f"{new_desc or ''}\n{body}", root)
+        code = write.code_record(self.path, self.layer, entry.desc, entry.body)
 
         def change(doc: Document) -> SaveResult:
-            index = doc.index()
-            old_pos = index.get(block_id)
-            old = doc.blocks[old_pos] if old_pos is not None else None
-            if old is not None and not old.kind.startswith("x-"):
-                raise SaveRejected(
-                    f"save rejected: #{block_id} in {self.path} is a `{old.kind}` block, not a "
-                    "memory entry; choose another id. Nothing was written."
-                )
-            old_attrs = dict(old.attrs) if old is not None else {}
-            known = set(index)
+            put = write.put(doc, entry, today=today, code=code)
+            message = f"{put.action} #{entry.id} ({entry.kind}) in {self.path.name}"
+            if put.superseded:
+                message += ", superseded " + ", ".join(f"#{i}" for i in put.superseded)
+            if put.ignored:
+                message += "; ignored unknown ids " + ", ".join(f"#{i}" for i in put.ignored)
+            return SaveResult(entry.id, entry.kind, self.path, put.action, *put[1:], message)
 
-            def keep(ids: Iterable[str]) -> tuple[list[str], list[str]]:
-                kept, dropped = [], []
-                for i in ids:
-                    (kept if i in known and i != block_id else dropped).append(i)
-                return kept, [i for i in dropped if i != block_id]
-
-            attrs = {k: v for k, v in old_attrs.items() if k not in MANAGED_ATTRS}
-            attrs.pop(citations.ATTR, None)
-            if code:
-                attrs[citations.ATTR] = code
-            d = new_desc if new_desc is not None else str_attr(old_attrs, "desc")
-            if d:
-                attrs["desc"] = d
-            k = new_keys if new_keys is not None else str_attr(old_attrs, "keys")
-            if k:
-                attrs["keys"] = k
-            created = str_attr(old_attrs, "created")
-            attrs["created"] = created if created else today
-            attrs["updated"] = today
-            st = new_status if new_status is not None else str_attr(old_attrs, "status")
-            if st and st in rules.VALID_STATUS:
-                attrs["status"] = st
-
-            sup_source = (
-                given_sup if given_sup is not None else parse_id_list(old_attrs.get("supersedes"))
-            )
-            sup, ignored_sup = keep(sup_source)
-            if sup:
-                attrs["supersedes"] = id_attr(sup)
-
-            if given_refs is not None:  # given ids that are not here are reported
-                kept_refs, ignored_refs = keep(dict.fromkeys(given_refs))
-            else:  # the body's #id citations lifted into refs, plus the refs it had
-                ref_source = [*mentions(body), *parse_id_list(old_attrs.get("refs"))]
-                kept_refs, ignored_refs = keep(dict.fromkeys(ref_source))[0], []
-            if kept_refs:
-                attrs["refs"] = id_attr(kept_refs)
-
-            block = Block(kind, FENCED, body, attrs, block_id)
-            marked = []
-            for sid in sup:
-                pos = index[sid]
-                target = doc.blocks[pos]
-                if not target.kind.startswith("x-") or target.attrs.get("status") == "superseded":
-                    continue
-                new_attrs = dict(target.attrs, status="superseded", updated=today)
-                doc.blocks[pos] = Block(
-                    target.kind, target.content_type, target.value, new_attrs, target.id
-                )
-                marked.append(sid)
-
-            if old_pos is not None:
-                doc.blocks[old_pos] = block
-                action = "updated"
-            else:
-                insert_in_section(doc, kind, block)
-                action = "added"
-            message = f"{action} #{block_id} ({kind}) in {self.path.name}"
-            if marked:
-                message += ", superseded " + ", ".join(f"#{i}" for i in marked)
-            ignored = tuple(dict.fromkeys(ignored_refs + ignored_sup))
-            if ignored:
-                message += "; ignored unknown ids " + ", ".join(f"#{i}" for i in ignored)
-            return SaveResult(
-                block_id, kind, self.path, action, tuple(marked), tuple(kept_refs), ignored, message
-            )
-
+        where = entry.where
         return self.edit_document(change, where)[0]
 
     def set_keys(
@@ -634,6 +572,7 @@ class MemoryFile:
                 bak = self.backup_path if backup and raw is not None else None
                 try:
                     if bak is not None and raw is not None:  # as private as the file
+                        bak.parent.mkdir(parents=True, exist_ok=True)
                         write_atomic(bak, raw, mode=stat.S_IMODE(os.stat(real).st_mode))
                     write_atomic(real, text)
                 except OSError as exc:
@@ -688,16 +627,3 @@ def _require_memory_block(block: Block, path: Path, verb: str) -> None:
             f"cannot {verb} #{block.id} in {path}: it is a `{block.kind}` block, not a memory "
             "entry; edit the file by hand if you mean it"
         )
-
-
-def insert_in_section(doc: Document, kind: str, block: Block) -> None:
-    """Right after the `h-<kind>` heading (newest first, as the earlier plugin did); a kind
-    without a section gets a new `@h2` at the end of the file."""
-    section = rules.section_id(kind)
-    pos = doc.index().get(section)
-    if pos is None:
-        heading = Block("h2", INLINE, [Inline("text", rules.section_title(kind))], {}, section)
-        doc.blocks.append(heading)
-        doc.blocks.append(block)
-        return
-    doc.blocks.insert(pos + 1, block)

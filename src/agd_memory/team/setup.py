@@ -75,6 +75,7 @@ def init(settings: Settings, cwd: str | os.PathLike[str] | None = None) -> InitR
             f"the team file {team.path} (AGD_MEMORY_TEAM_FILE) is outside the repository {root}; "
             "unset it or point it inside"
         ) from None
+    _check_place(team.path, root)
     done = []
     if _create_team_file(team.path):
         done.append(f"created {team.path}")
@@ -140,6 +141,26 @@ def write_launcher(folder: Path) -> Path | None:
             f"cannot write the merge-driver launcher {target}: {exc.strerror or exc}"
         ) from None
     return target
+
+
+def _check_place(path: Path, root: Path) -> None:
+    """The team file's folders must be folders and the file a file (or missing): else one
+    line naming what is in the way, before anything is written."""
+    again = "then run `agd-memory team init` again"
+    for folder in reversed(path.parents):
+        if (
+            folder.is_relative_to(root)
+            and folder != root
+            and folder.exists()
+            and not folder.is_dir()
+        ):
+            raise UserError(
+                f"{folder} is a file, but the team memory goes in {path}; move or rename it, {again}"
+            )
+    if path.is_dir():
+        raise UserError(
+            f"{path} is a folder, but the team memory is a file; move it aside, {again}"
+        )
 
 
 def _create_team_file(path: Path) -> bool:

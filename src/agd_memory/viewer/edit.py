@@ -115,13 +115,8 @@ def entry_action(catalog: Catalog, data: Request) -> Answer:
                      "version": entry_version(entry)},
         )  # fmt: skip
     if action == "delete":
-        result = mf.delete(block_id)
-        note = (
-            f"; still cited by {', '.join('#' + i for i in result.cited_by)}"
-            if result.cited_by
-            else ""
-        )
-        return HTTPStatus.OK, {"message": (result.message or f"deleted #{block_id}") + note}
+        result = mf.delete(block_id)  # its message names the entries still citing it
+        return HTTPStatus.OK, {"message": result.message or f"deleted #{block_id}"}
     if action != "save":
         raise UserError("`action` must be save or delete")
     body = _text(data, "body")
