@@ -205,3 +205,26 @@ def test_the_driver_keeps_unchanged_blocks_as_written_and_warns_of_a_teammates_s
     merged = ours.read_text()
     assert merged.startswith(HAND_WRITTEN), "the blocks nobody changed keep their bytes"
     assert "[#ci-token]" in merged
+
+
+def test_the_driver_warns_of_a_secret_in_any_attribute_of_a_changed_entry(tmp_path):
+    # A credential hidden in an attribute other than desc (here `token=` on an entry the
+    # teammate edited) is merged in as silently as one in the body was.
+    import sys
+
+    from teamutil import BIN
+
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    entry = '\n@x-reference desc="ci" [#ci]\n~~~\nCI pushes on tags.\n~~~\n'
+    base.write_text(HAND_WRITTEN + entry)
+    ours.write_text(HAND_WRITTEN + entry)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    theirs.write_text(HAND_WRITTEN + entry.replace('desc="ci"', f'desc="ci" token="{token}"'))
+    done = subprocess.run(
+        [sys.executable, str(BIN), "merge-driver", str(base), str(ours), str(theirs), "m.agd"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and token in ours.read_text()
+    assert "#ci" in done.stderr and "credential" in done.stderr and "token" in done.stderr

@@ -57,6 +57,7 @@ def _warn_secrets(result: MergeResult, ours: str) -> None:
     from agd.serializer import serialize_block
 
     from ..secrets import describe as find_secret
+    from ..secrets import find as find_secrets
 
     try:
         mine = {serialize_block(b) for b in parse(ours).blocks}
@@ -67,6 +68,10 @@ def _warn_secrets(result: MergeResult, ours: str) -> None:
             continue
         body = block.value if isinstance(block.value, str) else ""
         found = find_secret(body, str(block.attrs.get("desc") or ""))
+        for name, value in block.attrs.items():  # any other attribute carries text too
+            hits = [] if found or name == "desc" else find_secrets(str(value))
+            if hits:
+                found = f"{hits[0].kind} in attribute {name}"
         if found:
             print(
                 f"agd-memory: warning: the merged #{block.id} holds what looks like a "
