@@ -250,3 +250,25 @@ def test_an_empty_no_venv_record_does_not_stop_the_install(tmp_path, monkeypatch
     notice = sdk.session_notice()
     assert started == [True]
     assert notice is not None and "installing the MCP SDK" in notice
+
+
+@pytest.mark.parametrize("after_s", [0.05, 0.3, 1.5])
+def test_an_interrupt_while_starting_or_serving_exits_quietly(memory, after_s):
+    """Claude Code interrupts its servers when a short session ends, often while this one
+    still imports the SDK: no traceback on the client's log, exit status 0."""
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, str(LAUNCHER)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=memory.process_env(),
+        cwd=memory.project_dir,
+    )
+    time.sleep(after_s)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode == 0
