@@ -43,31 +43,18 @@ def main(argv: list[str] | None = None) -> int:
 
     shapes = secrets_corpus.load("secrets.txt")
     ordinary = secrets_corpus.load("ordinary.txt")
-    caught = labelled = 0
-    for e in shapes:
-        kinds = [f.kind for f in secrets.find(e.text)]
-        caught += bool(kinds)
-        labelled += e.kind in kinds
-        if args.verbose and e.kind not in kinds:
-            print(f"  missed or mislabelled: {e.title}: {kinds}")
-    refused = 0
-    for e in ordinary:
-        found = secrets.find(e.text)
-        refused += bool(found)
-        if args.verbose and found:
-            print(
-                f"  false refusal: {e.title}: {[(f.kind, e.text[f.start : f.end]) for f in found]}"
-            )
+    print(f"detector: {secrets.__file__}")
+    for name, (secret_file, ordinary_file) in (
+        ("tuned on", ("secrets.txt", "ordinary.txt")),
+        ("held out", ("secrets_heldout.txt", "ordinary_heldout.txt")),
+    ):
+        print(f"{name}:")
+        count(secrets, secret_file, ordinary_file, verbose=args.verbose)
 
     corpus = [e.text for e in shapes + ordinary]
     memory = [MEMORY.read_text(encoding="utf-8")]
     memory_findings = len(secrets.find(memory[0]))
 
-    print(f"detector: {secrets.__file__}")
-    print(
-        f"secret shapes: {len(shapes)}, caught {caught}, missed {len(shapes) - caught}, kind right {labelled}"
-    )
-    print(f"ordinary texts: {len(ordinary)}, false refusals {refused}")
     for name, texts in (
         ("corpus", corpus),
         (f"{MEMORY.name} ({memory_findings} findings)", memory),
@@ -90,6 +77,32 @@ def main(argv: list[str] | None = None) -> int:
             ms = (time.process_time() - t0) * 1000
             print(f"hostile input, {name}: {ms:.0f} ms for {len(text) // 1024} KB ({n} findings)")
     return 0
+
+
+def count(secrets, secret_file: str, ordinary_file: str, *, verbose: bool) -> None:
+    """Print how many secret shapes `find` catches and how many ordinary texts it refuses."""
+    shapes = secrets_corpus.load(secret_file)
+    ordinary = secrets_corpus.load(ordinary_file)
+    caught = labelled = 0
+    for e in shapes:
+        kinds = [f.kind for f in secrets.find(e.text)]
+        caught += bool(kinds)
+        labelled += e.kind in kinds
+        if verbose and e.kind not in kinds:
+            print(f"  missed or mislabelled: {e.title}: {kinds}")
+    refused = 0
+    for e in ordinary:
+        found = secrets.find(e.text)
+        refused += bool(found)
+        if verbose and found:
+            print(
+                f"  false refusal: {e.title}: {[(f.kind, e.text[f.start : f.end]) for f in found]}"
+            )
+    print(
+        f"  {secret_file}: {len(shapes)} secret shapes, caught {caught},"
+        f" missed {len(shapes) - caught}, kind right {labelled}"
+    )
+    print(f"  {ordinary_file}: {len(ordinary)} ordinary texts, false refusals {refused}")
 
 
 def hostile_inputs(n: int) -> dict[str, str]:

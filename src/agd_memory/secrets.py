@@ -11,7 +11,12 @@ first wins, so a finding's kind is the most precise one known:
    Slack `xapp-`, AWS `AKIA`, Stripe `sk_live_`, PEM private keys, URLs with a password, ...).
 2. Assignments: `NAME=value`, `NAME: value`, `"name": "value"` where a word part of
    NAME is a credential word (`DB_PASS`, `clientSecret`, `X-API-Key`) and the value is a
-   literal, not a reference (`os.environ[...]`, `${TOKEN}`, `settings.KEY`).
+   literal, not a reference (`os.environ[...]`, `${TOKEN}`, `settings.KEY`). A password
+   made of letters only (`DB_PASSWORD=hunterlime`) or a passphrase of a few words counts
+   where a password-named setting holds a literal: a line of its own (env, INI, YAML,
+   properties, compose), a connection string (`...;Password=x;`), a libpq list, a quoted
+   string; placeholders (`${VAR}`, `$VAR`, `<password>`, `changeme`, `***`), constants,
+   camelCase variables and labels (`Enter your password`) do not.
 3. Prose: a random-looking value right after a credential word ("the API key is ...",
    `password hunter2` in a netrc).
 4. Any long token with close to random entropy, mixed case and digits.
@@ -161,6 +166,68 @@ _NOT_A_VALUE = frozenset(
     }
 )
 
+# Plain passwords (`_plain_password`): names, where a literal is written, and what a
+# password made of letters is not.
+_PASSWORD_PARTS = frozenset({"pass", "passwd", "password", "pwd", "pw", "passphrase"})
+# Before the name on its line: nothing (an env, INI or YAML line), `export `, `- ` (a compose
+# list), a quote, or a `;`/`&`/space-separated list (`Server=x;Password=y`, libpq's
+# `host=x password=y`).
+_SETTING_START = re.compile(
+    r"[ \t]*(?:export[ \t]+|-[ \t]+)?[\"']?|.*[;&?][ \t]*|(?:[^\s=]+=\S*[ \t]+)+"
+)
+# After a value: the end of its line (a comment may follow), `;` or `&` (connection strings,
+# queries) or the next `key=` of a libpq list; or more words on their line (a passphrase).
+_REST_OF_LINE = re.compile(
+    r"(?P<end>[ \t]*(?:$|[;&]|[ \t]#|[ \t]+[A-Za-z_]+=))"
+    r"|(?P<words>(?:[ \t]+[A-Za-z][A-Za-z\-]*){1,7})[ \t]*(?:$|[ \t]#)",
+    re.M,
+)
+_LETTERS_OR_HYPHEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_CREDENTIAL_WORDS_IN_VALUE = ("pass", "pwd", "secret", "token", "credential")
+_CODE_WORDS = frozenset(
+    {
+        "getpass",
+        "input",
+        "prompt",
+        "value",
+        "values",
+        "params",
+        "kwargs",
+        "request",
+        "config",
+        "settings",
+        "options",
+        "environ",
+        "result",
+        "response",
+        "string",
+        "optional",
+        "required",
+        "nullable",
+        "unknown",
+        "missing",
+        "random",
+        "generated",
+        "hashed",
+        "encrypted",
+        "private",
+        "public",
+        "static",
+        "final",
+        "const",
+        "return",
+    }
+)
+_LABEL_WORDS = frozenset(
+    {
+        "a", "an", "the", "your", "my", "enter", "type", "is", "are", "be", "must", "should",
+        "please", "see", "use", "set", "in", "from", "for", "of", "to", "at", "with", "via",
+        "not", "never", "no", "new", "old", "current", "confirm", "repeat", "forgot", "reset",
+        "here", "this", "that", "it", "will", "can",
+    }
+)  # fmt: skip
+
 # A credential word in prose, or an AWS key id (its secret key often follows); on the
 # lower-cased text, the word's start checked in `find`.
 _WORD = re.compile(
@@ -280,6 +347,8 @@ def find(text: str) -> list[Finding]:
             and (strength == "strong" or _random_looking(value, min_len=12))
         ):
             add(ASSIGNMENT, start, end, key + "=…")
+        elif _password_name(key) and (span := _plain_password(text, key_start, start, end, group)):
+            add(ASSIGNMENT, *span, key + "=…")
 
     for i in _occurrences(low, _WORD_STEMS):
         m = _WORD.match(low, i)
@@ -430,6 +499,65 @@ def _credential_name(key: str) -> str | None:
     ):
         return "strong"
     return "weak" if "auth" in parts or parts[-1] == "key" else None
+
+
+def _password_name(key: str) -> bool:
+    """A name that says it holds a password or passphrase: `DB_PASSWORD`, `PGPASSWORD`,
+    `storePassword`, `Pwd` (not `password_file`, `passwordHint`)."""
+    parts = [p.lower() for p in _NAME_PART.findall(key)]
+    return (
+        bool(parts)
+        and parts[-1] not in _NOT_A_VALUE
+        and any(
+            p in _PASSWORD_PARTS or p.endswith(("password", "passwd", "passphrase")) for p in parts
+        )
+    )
+
+
+def _plain_password(
+    text: str, key_start: int, start: int, end: int, group: str
+) -> tuple[int, int] | None:
+    """The span of a password made of letters only, or of a passphrase of a few words, given
+    to a password-named setting where a literal is written: a line of its own (an env, INI,
+    YAML or properties file, a compose list), a `;`/`&`-separated connection string or a
+    libpq `key=value` list, or a quoted JSON/YAML string. `password = password_input` in
+    code, `${VAR}`, `<password>`, `changeme`, `***` and labels (`Enter your password`) are not
+    passwords."""
+    before = text[max(text.rfind("\n", 0, key_start) + 1, key_start - 200) : key_start]
+    if group == "bare":
+        if not _SETTING_START.fullmatch(before):
+            return None
+        rest = _REST_OF_LINE.match(text, end)
+        if rest is None:
+            return None  # more code follows: `password = a + b`, `password=pw)`
+        words = rest.group("words")  # more code follows: `password = a + b`, `password=pw)`
+        if words and before.strip(" \t-") not in ("", "export"):
+            words = ""  # a passphrase with spaces stands on a line of its own
+        value = text[start:end] + (words or "")
+        end += len(words or "")
+    elif group in ("dq", "sq"):
+        value = text[start:end]
+    else:
+        return None
+    return (start, end) if _password_words(value) else None
+
+
+def _password_words(value: str) -> bool:
+    """Letters-only (one word of 5+ letters, or 2-8 words) and nothing that marks a name, a
+    placeholder or a label."""
+    words = value.split()
+    if not words or len(words) > 8 or not all(_LETTERS_OR_HYPHEN.fullmatch(w) for w in words):
+        return False
+    low = value.lower()
+    if len(words) == 1:
+        w = words[0]
+        if len(w) < 5 or w.isupper() or _INNER_CAPITAL.search(w) or low in _CODE_WORDS:
+            return False  # a constant, a camelCase variable, a keyword
+    elif len(value) < 12 or any(w.lower() in _LABEL_WORDS for w in words):
+        return False  # a label or a sentence: `Enter your password`
+    if _PLACEHOLDER.match(value) or _MADE_UP.search(value):
+        return False
+    return not any(w in low for w in _CREDENTIAL_WORDS_IN_VALUE)
 
 
 def _is_secret_value(value: str, *, quoted: bool) -> bool:

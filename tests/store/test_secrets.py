@@ -247,3 +247,43 @@ def test_redact_is_idempotent_and_leaves_nothing_behind(text: str):
     once = secrets.redact(text)
     assert secrets.redact(once) == once
     assert secrets.find(once) == []
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("DB_PASSWORD=hunterlime", "hunterlime"),
+        ("      - MYSQL_ROOT_PASSWORD=bluewhale", "bluewhale"),
+        ("  POSTGRES_PASSWORD: walrusgate", "walrusgate"),
+        ("Server=db;User Id=sa;Password=Marmalade;", "Marmalade"),
+        ("host=db user=app password=quietriver sslmode=require", "quietriver"),
+        ("GPG_PASSPHRASE=velvet thunder maple", "velvet thunder maple"),
+        ('{"passphrase": "purple monkey dishwasher lantern"}', "purple monkey dishwasher lantern"),
+    ],
+)
+def test_a_letters_only_password_in_a_setting_is_caught(text: str, secret: str):
+    found = secrets.find(text)
+    assert [text[f.start : f.end] for f in found] == [secret]
+    assert found[0].kind == secrets.ASSIGNMENT and secret not in found[0].excerpt
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=${DB_PASSWORD}",
+        "DB_PASSWORD=$DB_PASSWORD",
+        "SMTP_PASSWORD=<password>",
+        "ADMIN_PASSWORD=changeme",
+        "ADMIN_PASSWORD=***",
+        "PASSWORD=DB_PASS",
+        "conn = connect(user=user, password=password)",
+        "login(user, password=userPassword)",
+        "password = getpass",
+        "password: str",
+        '{"password": "Password", "passphraseLabel": "Enter your passphrase"}',
+        "password: Enter your password here",
+        "POSTGRES_PASSWORD_FILE=/run/secrets/db",
+    ],
+)
+def test_password_references_and_placeholders_stay_allowed(text: str):
+    assert secrets.find(text) == []
