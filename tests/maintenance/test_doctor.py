@@ -148,10 +148,11 @@ def test_table_of_contents_over_budget(tmp_path, plugin_root):
 def test_doctor_says_the_toc_fits_exactly_when_session_start_lists_it_whole(tmp_path, plugin_root):
     from agd_memory import store
     from agd_memory import toc as toc_module
+    from agd_memory.claude import session_toc
 
     settings = Settings.load({"CLAUDE_PLUGIN_DATA": str(tmp_path / "data")})
     files = [store.MemoryFile(p, layer=layer, settings=settings) for layer, p in healthy_files()]
-    whole = toc_module.render(files, settings.replace(toc_token_budget=10**9))
+    whole = session_toc.render(files, settings.replace(toc_token_budget=10**9))
     need = toc_module.budget_tokens(whole)
     for budget, level in ((need, "ok"), (need - 1, "warn")):
         ctx = context(
@@ -159,7 +160,7 @@ def test_doctor_says_the_toc_fits_exactly_when_session_start_lists_it_whole(tmp_
         )
         (finding,) = [f for f in doctor.run_checks(ctx) if f.check == "toc"]
         assert finding.level == level and f"{need} tokens" in finding.message
-        cut = toc_module.render(files, settings.replace(toc_token_budget=budget))
+        cut = session_toc.render(files, settings.replace(toc_token_budget=budget))
         assert (cut == whole) == (level == "ok")
 
 

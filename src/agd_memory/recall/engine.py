@@ -402,8 +402,8 @@ def ranking_of(settings: Settings) -> policy.Ranking:
 
 
 def gates_of(settings: Settings, *, reference: bool = False) -> policy.Gates:
-    """The prompt gates; `reference` leaves out the three measured ones (code syntax,
-    creative, personal requests)."""
+    """The prompt gates; `reference` leaves out the four measured ones (code syntax,
+    creative, personal and general-knowledge requests)."""
     return policy.Gates(
         disabled=bool(settings.recall_disabled),
         max_prompt_chars=int(settings.recall_max_prompt_chars),
@@ -412,6 +412,7 @@ def gates_of(settings: Settings, *, reference: bool = False) -> policy.Gates:
         code_syntax=not reference,
         creative=not reference,
         personal=not reference,
+        general=not reference,
     )
 
 

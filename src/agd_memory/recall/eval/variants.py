@@ -35,6 +35,7 @@ def recall(
         code_syntax="code-syntax" in feats,
         creative="creative" in feats,
         personal="personal" in feats,
+        general="general" in feats,
     )
     reason = engine.gate(prompt, front, gates, short_gate="short-gate" in feats)
     index = front.index if reason is None else None
