@@ -13,14 +13,17 @@ schema from its evaluated annotations, and only module globals can be evaluated.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -29,6 +32,7 @@ from agd.errors import AgdError
 from .. import __version__, debuglog
 from ..errors import RequestTooLarge, SaveRejected, UserError
 from ..settings import Settings
+from . import handshake as mcp_handshake
 from . import text as mcp_text
 from . import tools as mcp_tools
 
@@ -356,6 +360,79 @@ def build_server(
         )
 
     return server
+
+
+def run_streams(server: MCPServer, stdin: Any, stdout: Any) -> None:
+    """Serve `server` over text streams (`mcp.handshake` gives the process's, after its
+    replay); the SDK's stdio transport with explicit streams, which leaves the descriptors
+    alone (the handshake has already moved them)."""
+    anyio.run(_run_streams, server, stdin, stdout)
+
+
+async def _run_streams(server: MCPServer, stdin: Any, stdout: Any) -> None:
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves
+    async with stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout)) as (read, write):
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
+def handshake_answers() -> dict[str, Any]:
+    """The SDK's answers that `mcp.handshake` gives without it: `initialize` (the version
+    aside) for every handshake version it speaks, and the list methods."""
+    import threading
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    versions = list(HANDSHAKE_PROTOCOL_VERSIONS)
+    requests = [
+        {
+            "method": "initialize",
+            "params": {
+                "protocolVersion": versions[-1],
+                "capabilities": {},
+                "clientInfo": {"name": "agd-memory", "version": "0"},
+            },
+        },
+        {"method": "notifications/initialized"},
+        *({"method": m} for m in mcp_handshake.LIST_METHODS),
+    ]
+    lines = []
+    for n, request in enumerate(requests):
+        message = {"jsonrpc": "2.0", **request}
+        if not request["method"].startswith("notifications/"):
+            message["id"] = n
+        lines.append(json.dumps(message) + "\n")
+    replies: dict[int, Any] = {}
+    done = threading.Event()
+
+    class Reader:  # the requests, then EOF once every reply is out
+        def readline(self) -> str:
+            if lines:
+                return lines.pop(0)
+            done.wait(30)
+            return ""
+
+    class Writer:
+        def write(self, text: str) -> int:
+            reply = json.loads(text)
+            replies[reply["id"]] = reply["result"]
+            if len(replies) == len(requests) - 1:
+                done.set()
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    run_streams(build_server(project_dir=Path(os.devnull).parent), Reader(), Writer())
+    initialize = dict(replies[0])
+    del initialize["protocolVersion"]
+    lists = {m: replies[n] for n, m in enumerate(mcp_handshake.LIST_METHODS, start=2)}
+    return {"versions": versions, "initialize": initialize, "lists": lists}
+
+
+def write_handshake() -> None:
+    """Record `handshake_answers()` in mcp/handshake.json (after a change to the tools)."""
+    text = json.dumps(handshake_answers(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    mcp_handshake.SNAPSHOT.write_text(text, encoding="utf-8")
 
 
 def _as_tool_errors(fn: _F, name: str) -> _F:
