@@ -183,6 +183,10 @@ _REST_OF_LINE = re.compile(
     re.M,
 )
 _LETTERS_OR_HYPHEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+# A YAML tag, then a block scalar indicator ending its line: `password: !vault |`
+# (Ansible's vault-encrypted variable). The tag says how to read the value, which is on the
+# lines below (ciphertext, checked like any other text); it is not the value itself.
+_YAML_TAG_BLOCK = re.compile(r"![A-Za-z_][\w.:/-]*[ \t]+[|>][+-]?[1-9]?[+-]?[ \t]*(?:#.*)?$", re.M)
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _CREDENTIAL_WORDS_IN_VALUE = ("pass", "pwd", "secret", "token", "credential")
 _CODE_WORDS = frozenset(
@@ -336,6 +340,12 @@ def find(text: str) -> list[Finding]:
         key = text[key_start : _NAME_END.match(low, m.start()).end()]
         group = m.lastgroup or "bare"  # the value's group: xml, dq, sq or bare
         start, end = m.span(group)
+        if (
+            group == "bare"
+            and low[max(0, start - 16) : start].rstrip(" \t\"'").endswith(":")
+            and _YAML_TAG_BLOCK.match(text, start)
+        ):
+            continue  # `password: !vault |`: a YAML tag, the value is on the lines below
         if group == "bare":
             while end > start and text[end - 1] in ".:":
                 end -= 1  # the end of a sentence: `Password: hunter2.`
@@ -368,6 +378,8 @@ def find(text: str) -> list[Finding]:
             value, gap = v.group(), text[m.end() : v.start()]
             if text.startswith("(", v.end()):
                 continue  # a call: `password = read_password(...)`
+            if _YAML_TAG_BLOCK.match(text, v.start()):
+                continue  # `password: !vault |`: a tag, the value is below
             if _near_word_secret(value, gap, password=m.group("pw") is not None):
                 add(
                     _near_word_kind(low, m, v), v.start(), v.end(), text[m.start() : m.end()] + " …"

@@ -3,9 +3,10 @@
 `render` is a renderer over `store.Entry`s: memory entries only (scaffold headings,
 meta and superseded blocks left out), grouped by layer and kind, open items first,
 one short line each, within a hard token budget. When the budget is too small the
-open and newest entries stay and the rest are counted in a closing
-"+N more entries, listed by …agd_memory_toc" line. The earlier plugin injected the whole id list
-unbounded and skipped the global layer (reference §13.4); this fixes both.
+open and newest entries stay and the rest are counted in a closing "+N more entries"
+line. The TOC knows no client's tool names: the hook adapter passes the closing lines
+that name its MCP tools (`claude/session_toc.py`). The earlier plugin injected the whole
+id list unbounded and skipped the global layer (reference §13.4); this fixes both.
 """
 
 from __future__ import annotations
@@ -24,17 +25,9 @@ if TYPE_CHECKING:
 KIND_ORDER = ("x-user", "x-feedback", "x-project", "x-reference")
 MAX_DESC_CHARS = 90
 HEADER = "# Memory (agd-memory): table of contents"
-TOOL_PREFIX = "mcp__plugin_agd-memory_agd-memory__"
-"""How Claude Code names this plugin's MCP tools (plugin agd-memory, server agd-memory)."""
-# Factual statements, not instructions: hook text phrased as commands can trip the model's
-# prompt-injection defences (Claude Code's hooks docs). With tool search on (the default)
-# the MCP tools are deferred: the model sees their prefixed names and loads them first.
-FETCH_LINE = (
-    f"A block's full text is returned by the MCP tool {TOOL_PREFIX}agd_memory_get (ids, with "
-    f"refs/backlinks); {TOOL_PREFIX}agd_memory_search finds blocks by words. When tool search "
-    "defers them, ToolSearch loads them."
-)
-MORE_LINE = f"+{{n}} more entries, listed by {TOOL_PREFIX}agd_memory_toc"
+MORE_LINE = "+{n} more entries"
+"""The closing line when entries are left out; a caller that can list them passes its own
+(`more_line`, with `{n}`), as the hook adapter names its MCP tool."""
 STALE_NOTE = "code changed"
 
 
@@ -55,10 +48,15 @@ def render(
     files: Sequence[MemorySource],
     settings: Settings,
     *,
+    more_line: str = MORE_LINE,
+    fetch_line: str | None = None,
     count: Callable[[str], int] = budget_tokens,
 ) -> str:
     """The TOC of `files` (`MemoryFile`s, project first); "" when there is no memory.
-    `count` measures text against the budget (tests pin it to a simple rule)."""
+    `more_line` (with `{n}`) closes a TOC that leaves entries out; `fetch_line`, when
+    given, is its last line (how the reader gets a block's text: the hook adapter names
+    its tools, the distiller has none). `count` measures text against the budget (tests
+    pin it to a simple rule)."""
     entries = [e for mf in files for e in mf.entries() if _shown(e)]
     if not entries:
         return ""
@@ -86,10 +84,11 @@ def render(
     lines: dict[int, str] = {}  # id(entry) -> its line, made once
     if len(entries) <= budget:  # every line costs a token: more entries cannot all fit
         lines = {id(e): _line(e, is_stale(e)) for e in entries}
-        text = _assemble(head, entries, set(lines), lines)
+        text = _assemble(head, entries, set(lines), lines, more_line, fetch_line)
         if count(text) <= budget:
             return text
-    fixed = count("\n".join(head + [FETCH_LINE, MORE_LINE.format(n=len(entries))]) + "\n")
+    footer = [more_line.format(n=len(entries))] + ([fetch_line] if fetch_line else [])
+    fixed = count("\n".join(head + footer) + "\n")
 
     kept: set[int] = set()
     used = fixed
@@ -114,19 +113,26 @@ def render(
         groups_used.add(group)
         kept.add(id(e))
 
-    text = _assemble(head, entries, kept, lines)
+    text = _assemble(head, entries, kept, lines, more_line, fetch_line)
     # Per-line counts can differ a little from the count of the joined text: trim until
     # the real text fits (each pass drops the lowest-priority kept entry).
     by_priority = sorted((e for e in entries if id(e) in kept), key=_priority)
     while by_priority and count(text) > budget:
         kept.discard(id(by_priority.pop()))
-        text = _assemble(head, entries, kept, lines)
+        text = _assemble(head, entries, kept, lines, more_line, fetch_line)
     if count(text) > budget:  # a budget smaller than the header itself
         return f"+{len(entries)} memory entries\n"
     return text
 
 
-def _assemble(head: list[str], entries: list[Entry], kept: set[int], lines: dict[int, str]) -> str:
+def _assemble(
+    head: list[str],
+    entries: list[Entry],
+    kept: set[int],
+    lines: dict[int, str],
+    more_line: str,
+    fetch_line: str | None,
+) -> str:
     out = list(head)
     for (layer, kind), group in _grouped(e for e in entries if id(e) in kept):
         out.append("")
@@ -135,8 +141,9 @@ def _assemble(head: list[str], entries: list[Entry], kept: set[int], lines: dict
     hidden = len(entries) - len(kept)
     out.append("")
     if hidden:
-        out.append(MORE_LINE.format(n=hidden))
-    out.append(FETCH_LINE)
+        out.append(more_line.format(n=hidden))
+    if fetch_line:
+        out.append(fetch_line)
     return "\n".join(out) + "\n"
 
 

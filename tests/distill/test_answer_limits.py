@@ -69,7 +69,7 @@ def test_only_entries_the_model_was_shown_can_be_superseded(
     env, fake_claude, project, monkeypatch
 ) -> None:
     cwd, mf = project
-    monkeypatch.setenv("AGD_TOC_TOKEN_BUDGET", "300")  # the TOC lists a few, then "+N more"
+    monkeypatch.setenv("AGD_TOC_TOKEN_BUDGET", "200")  # the TOC lists a few, then "+N more"
     fake_claude.script({"proposals": [proposal(supersedes=["fact-0", "fact-12"])]})
     result, said = distil(env, cwd)
     toc = fake_claude.calls()[0]["stdin"].split("<memory-toc>")[1].split("</memory-toc>")[0]

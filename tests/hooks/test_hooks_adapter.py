@@ -82,7 +82,7 @@ def calls(monkeypatch: pytest.MonkeyPatch, hook_env: dict[str, str]) -> Calls:
 
 
 def use_toc(monkeypatch: pytest.MonkeyPatch, calls: Calls, text: str | Exception) -> None:
-    def render(files: Any, settings: Any, *, count: Any = None) -> str:
+    def render(files: Any, settings: Any, *, count: Any = None, **footer: str) -> str:
         calls.toc.append((files, settings))
         calls.toc_count = count
         if isinstance(text, BaseException):

@@ -148,10 +148,11 @@ def test_table_of_contents_over_budget(tmp_path, plugin_root):
 def test_doctor_says_the_toc_fits_exactly_when_session_start_lists_it_whole(tmp_path, plugin_root):
     from agd_memory import store
     from agd_memory import toc as toc_module
+    from agd_memory.claude import session_toc
 
     settings = Settings.load({"CLAUDE_PLUGIN_DATA": str(tmp_path / "data")})
     files = [store.MemoryFile(p, layer=layer, settings=settings) for layer, p in healthy_files()]
-    whole = toc_module.render(files, settings.replace(toc_token_budget=10**9))
+    whole = session_toc.render(files, settings.replace(toc_token_budget=10**9))
     need = toc_module.budget_tokens(whole)
     for budget, level in ((need, "ok"), (need - 1, "warn")):
         ctx = context(
@@ -159,7 +160,7 @@ def test_doctor_says_the_toc_fits_exactly_when_session_start_lists_it_whole(tmp_
         )
         (finding,) = [f for f in doctor.run_checks(ctx) if f.check == "toc"]
         assert finding.level == level and f"{need} tokens" in finding.message
-        cut = toc_module.render(files, settings.replace(toc_token_budget=budget))
+        cut = session_toc.render(files, settings.replace(toc_token_budget=budget))
         assert (cut == whole) == (level == "ok")
 
 
@@ -396,3 +397,51 @@ def test_from_a_shell_the_sdk_folder_named_is_the_plugins(tmp_path, plugin_root,
     (info,) = lines([f for f in doctor.run_checks(ctx) if f.check == "python"], "info")
     assert f"into {plugin_data / 'venv'} in the background" in info
     assert str(tmp_path / "xdg") not in info
+
+
+def test_from_a_shell_install_state_is_read_from_the_plugins_folder(
+    tmp_path, plugin_root, monkeypatch
+):
+    """From a shell, "being installed" and "install failed" looked in the shell's data folder
+    (~/.local/share/agd-memory), where the plugin's launcher never installs."""
+    import fcntl
+
+    claude = tmp_path / "claude"
+    plugin_data = claude / "plugins" / "data" / "agd-memory-inline"
+    plugin_data.mkdir(parents=True)
+    shell_data = tmp_path / "xdg" / "agd-memory"
+    shell_data.mkdir(parents=True)
+    (shell_data / "venv-install.failed").write_text("could not install in the shell's folder\n")
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+
+    def no_sdk(name):
+        return PythonInfo(f"/usr/bin/{name}", (3, 11, 2), None) if name == "python3" else None
+
+    ctx = doctor.Context(
+        settings=Settings.load({"CLAUDE_CONFIG_DIR": str(claude)}),
+        files=[],
+        plugin_root=plugin_root,
+        claude_settings=claude / "settings.json",
+        python_probe=no_sdk,
+    )
+
+    def python_lines():
+        return [f for f in doctor.run_checks(ctx) if f.check == "python"]
+
+    # The shell folder's failure is not the plugin's: the plugin's install has not run yet.
+    (info,) = lines(python_lines(), "info")
+    assert f"into {plugin_data / 'venv'} in the background" in info
+    assert not lines(python_lines(), "error")
+
+    (plugin_data / "venv-install.failed").write_text("could not install the MCP SDK: no network\n")
+    assert lines(python_lines(), "error") == [
+        "the MCP tools are unavailable: could not install the MCP SDK: no network"
+    ]
+
+    (plugin_data / "venv-install.failed").unlink()
+    with open(plugin_data / "venv.lock", "a+") as held:  # the plugin's installer is running
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        (info,) = lines(python_lines(), "info")
+    assert f"is being installed into {plugin_data / 'venv'} now" in info
+    assert f"log: {plugin_data / 'venv-install.log'}" in info

@@ -152,3 +152,22 @@ def test_a_dest_that_does_not_parse_is_left_alone(fixture_copy, tmp_path, run):
     assert status == 1
     assert "parse error at line 2, col 1: unexpected continuation" in err
     assert dest.read_text() == "@h2 Project [#h-project]\nstray text\n"
+
+
+def test_a_source_entry_a_save_would_refuse_is_not_merged(tmp_path, run):
+    # the merge writes through the store's rules of an entry: a body past the size limit
+    # or a status a save would refuse is refused as `save` refuses it, and DEST is untouched
+    dest = tmp_path / "dest.agd"
+    dest.write_text("@x-project desc=\"kept\" [#kept]\n~~~\nfact\n~~~\n", encoding="utf-8")
+    before = dest.read_text()
+    huge = "x" * 100_001
+    for bad in (
+        f'@x-project desc="too long" [#huge]\n~~~\n{huge}\n~~~\n',
+        '@x-project desc="wrong status" status="maybe" [#status]\n~~~\nfact\n~~~\n',
+    ):
+        source = tmp_path / "source.agd"
+        source.write_text(bad, encoding="utf-8")
+        status, out, err = run("merge", source, dest, "--apply")
+        assert status == 1, (bad[:40], out, err)
+        assert "rejected" in err and "SOURCE" in err, err
+        assert dest.read_text() == before

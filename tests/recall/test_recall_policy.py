@@ -286,3 +286,37 @@ def test_creative_gate_leaves_project_work_alone() -> None:
         "the poem field overflows on the card, can you fix it?",
     ):
         assert skip(prompt, creative=True) is None, prompt
+
+
+def test_general_knowledge_questions_get_no_memory_in_every_builtin_language() -> None:
+    for prompt in (
+        "what's the difference between cargo check and cargo build?",
+        "What is the difference between a process and a thread",
+        "can you explain what a trait object is?",
+        "explain what the question mark operator does with Option",
+        "is it better to return impl Iterator or Box<dyn Iterator>?",
+        "qual è la differenza tra IRPEF e IRAP?",
+        "spiegami cosa fa questa espressione regolare",
+        "mi spieghi in breve la differenza tra mutuo a tasso fisso e variabile?",
+        "¿cuál es la diferencia entre TCP y UDP?",
+        "explique-moi ce que fait cette expression régulière",
+        "erklär mir, was ein Mutex ist",
+        "é melhor usar REST ou GraphQL?",
+    ):
+        assert skip(prompt, general=True) == policy.GENERAL, prompt
+        assert skip(prompt) is None  # the reference has no such gate
+
+
+def test_general_gate_leaves_questions_about_the_project_alone() -> None:
+    for prompt in (
+        "explícame cómo darle a la cuenta de servicio de metabase permiso de lectura",
+        "explain to Sofia why we chose multipart uploads",
+        "what was the difference between the first and the second fix of the deadlock?",
+        "what does SDI error code 00305 mean?",
+        "Dana asked me to explain things before changing the async uploader code",
+        "explain how our deploy works to the new contractor",
+        "spiegami come funziona il rinnovo delle tessere",
+        "is the catalog migration in 0.5 better than the old one?",
+        "la differenza tra le due release è nel changelog?",
+    ):
+        assert skip(prompt, general=True) is None, prompt

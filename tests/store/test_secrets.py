@@ -287,3 +287,28 @@ def test_a_letters_only_password_in_a_setting_is_caught(text: str, secret: str):
 )
 def test_password_references_and_placeholders_stay_allowed(text: str):
     assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: !vault |",
+        "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231336539666234306139346433",
+        '"password": !vault >-  # encrypted with the prod vault id',
+    ],
+)
+def test_an_ansible_vault_reference_is_not_a_password(text: str):
+    # The tag says the value is the ciphertext on the lines below: safe to keep.
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: !unsafe S3cr3tXyz9!q", "!unsafe"),  # a tag before a literal: the literal
+        ("DB_PASSWORD=!hunter2Xy9q", "!hunter2Xy9q"),  # not YAML: `!` starts the password
+        ("password: !vault | hunter2isMyPw99", "!vault"),  # more than a block indicator
+    ],
+)
+def test_a_password_that_starts_with_a_bang_is_still_caught(text: str, secret: str):
+    assert [text[f.start : f.end] for f in secrets.find(text)] == [secret]

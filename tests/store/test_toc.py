@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agd_memory import store, toc
+from agd_memory.claude import session_toc
 from agd_memory.errors import UserError
 
 
@@ -30,7 +31,7 @@ def files(tmp_path: Path, settings) -> list[store.MemoryFile]:
 
 
 def test_render_groups_by_layer_and_kind_with_open_first(files, settings):
-    text = toc.render(files, settings, count=estimate)
+    text = session_toc.render(files, settings, count=estimate)
     lines = text.splitlines()
     assert lines[0] == toc.HEADER
     body = [line for line in lines if line.startswith(("## ", "- "))]
@@ -48,7 +49,7 @@ def test_render_groups_by_layer_and_kind_with_open_first(files, settings):
     ]
     assert "old-db" not in text, "superseded blocks are left out"
     assert "h-project" not in text and "#root" not in text, "scaffold headings are left out"
-    assert lines[-1] == toc.FETCH_LINE
+    assert lines[-1] == session_toc.FETCH_LINE
     assert "more entries, listed by mcp__plugin_agd-memory_agd-memory__agd_memory_toc" not in text
 
 
@@ -87,11 +88,14 @@ def test_budget_is_respected_on_10000_blocks_keeping_open_and_newest(
     mf = store.MemoryFile(tmp_path / "big.agd", settings=settings)
     _big_memory(mf.path, 10_000)
     s = settings.replace(toc_token_budget=budget)
-    text = toc.render([mf], s, count=estimate)
+    text = session_toc.render([mf], s, count=estimate)
     assert estimate(text) <= budget
     shown = [line for line in text.splitlines() if line.startswith("- #")]
     more = next(line for line in text.splitlines() if line.startswith("+"))
-    assert more == f"+{10_000 - len(shown)} more entries, listed by {toc.TOOL_PREFIX}agd_memory_toc"
+    assert (
+        more
+        == f"+{10_000 - len(shown)} more entries, listed by {session_toc.TOOL_PREFIX}agd_memory_toc"
+    )
     assert shown, "something fits"
     open_ids = {f"e{i}" for i in range(10_000) if i % 500 == 7}
     shown_ids = {line.split(":")[0][3:] for line in shown}
@@ -145,11 +149,11 @@ def test_since_compares_dates_and_falls_back_to_created(tmp_path: Path, settings
 def test_the_budget_is_counted_one_way_for_every_reader(files, settings):
     # SessionStart, `agd-memory toc`, the distiller and doctor all count with budget_tokens:
     # a TOC of N estimated tokens is whole at a budget of N and cut at N - 1
-    full = toc.render(files, settings.replace(toc_token_budget=10**9))
+    full = session_toc.render(files, settings.replace(toc_token_budget=10**9))
     need = toc.budget_tokens(full)
-    assert toc.render(files, settings.replace(toc_token_budget=need)) == full
-    assert "more entries, listed by mcp__plugin_agd-memory_agd-memory__agd_memory_toc" in toc.render(
-        files, settings.replace(toc_token_budget=need - 1)
+    assert session_toc.render(files, settings.replace(toc_token_budget=need)) == full
+    assert "more entries, listed by mcp__plugin_agd-memory_agd-memory__agd_memory_toc" in (
+        session_toc.render(files, settings.replace(toc_token_budget=need - 1))
     )
 
 
@@ -158,9 +162,20 @@ def test_tool_hints_name_the_tools_as_claude_code_shows_them(tmp_path: Path, set
     # hint says so as a fact (hook text phrased as commands trips injection defences).
     path = tmp_path / "memory.agd"
     path.write_text("@x-project [#a]\n~~~\nfact\n~~~\n", encoding="utf-8")
-    text = toc.render([store.MemoryFile(path, layer="project", settings=settings)], settings)
+    files = [store.MemoryFile(path, layer="project", settings=settings)]
+    text = session_toc.render(files, settings)
     hint = text.splitlines()[-1]
     assert "mcp__plugin_agd-memory_agd-memory__agd_memory_get" in hint
     assert "mcp__plugin_agd-memory_agd-memory__agd_memory_search" in hint
     assert "ToolSearch" in hint
     assert hint.split()[0] not in ("Fetch", "Use", "Call", "Run")
+
+
+def test_the_toc_itself_names_no_client_tools(files, settings) -> None:
+    # the hook adapter passes the lines naming Claude Code's tools; the TOC of the
+    # distiller's tool-less run, or of `agd-memory toc`, has none
+    whole = toc.render(files, settings)
+    cut = toc.render(files, settings.replace(toc_token_budget=110), count=estimate)
+    for text in (whole, cut):
+        assert "agd_memory_" not in text and "mcp__" not in text
+    assert cut.rstrip().splitlines()[-1].startswith("+") and "more entries" in cut

@@ -4,7 +4,7 @@
 and what a developer pipes a captured payload into. Each event is a thin adapter:
 
 - session-start: the table of contents of the project and global layers
-  (`agd_memory.toc.render`), as `additionalContext`.
+  (`claude.session_toc.render`), as `additionalContext`.
 - prompt: auto-recall for the typed prompt (`agd_memory.recall.recall`), as
   `additionalContext`; silent when recall skips.
 - session-end: hands the payload to the distiller (`agd_memory.distill.hook`),
@@ -329,11 +329,11 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
         return None
     text = ""
     if files:
-        from .. import toc
         from ..hygiene import staleness
+        from . import session_toc
 
         staleness.session_check(files, payload.cwd)  # the TOC marks what it finds
-        text = toc.render(files, settings)
+        text = session_toc.render(files, settings)
         from ..distill import autokeys
 
         autokeys.at_session_start(files, settings)  # entries without keys: one keys run
@@ -348,7 +348,7 @@ def _history_line(settings: Settings, cwd: str) -> str:
     """One factual line saying the session history exists, how far back, and what finds it."""
     try:
         from ..history import layout
-        from ..toc import TOOL_PREFIX
+        from .session_toc import TOOL_PREFIX
 
         found = layout.summary(layout.folder_of(layers_of(settings, cwd).project.path))
     except Exception as exc:  # fail open: the TOC still goes out

@@ -260,7 +260,8 @@ def toc(argv: list[str]) -> int:
         return 1 if left_out else 0
     if args.budget is not None:
         settings = settings.replace(toc_token_budget=args.budget)
-    sys.stdout.write(toc_module.render(files, settings))
+    more = "+{n} more entries (a larger --budget, or --kind/--status/--since, lists them)"
+    sys.stdout.write(toc_module.render(files, settings, more_line=more))
     return 1 if left_out else 0
 
 

@@ -104,7 +104,8 @@ def render_toc(layers: Layers, settings: Settings) -> str:
     try:
         from .. import toc
 
-        return _without_tool_hints(toc.render(files, settings))
+        # the model of this run has no tools: the TOC names none
+        return toc.render(files, settings, more_line="({n} more entries not listed)").strip()
     except Exception:  # the TOC is a hint for the model: a plain listing will do
         lines = []
         for mf in files:
@@ -117,17 +118,6 @@ def render_toc(layers: Layers, settings: Settings) -> str:
             except Exception:
                 continue
         return "\n".join(lines)
-
-
-def _without_tool_hints(text: str) -> str:
-    """The session TOC's lines about MCP tools mean nothing to a run that has no tools."""
-    out = []
-    for line in text.splitlines():
-        if "agd_memory_" not in line:
-            out.append(line)
-        elif line.startswith("+"):
-            out.append(f"({line.split()[0][1:]} more entries not listed)")
-    return "\n".join(out).strip()
 
 
 def distil(

@@ -375,13 +375,13 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
     else:
         sdk = _sdk
         have = f"has mcp {mcp_python.mcp}" if mcp_python.mcp else "has no mcp"
-        failed = sdk.failure()
-        if sdk.installing():
+        failed = sdk.failure(venv.parent)  # the plugin's data folder, not the shell's
+        if sdk.installing(venv.parent):
             out.append(
                 Finding(
                     "info",
                     "python",
-                    f"{where} {have}: mcp {MCP_MAJOR}.x is being installed into {venv} now (log: {sdk.log_file()})",
+                    f"{where} {have}: mcp {MCP_MAJOR}.x is being installed into {venv} now (log: {sdk.log_file(venv.parent)})",
                 )
             )
         elif failed:

@@ -248,9 +248,10 @@ def _toc_tokens(memories: list[Memory], settings: Settings) -> int:
     """Tokens of the whole TOC, rendered and counted as SessionStart renders and counts it
     (`toc.budget_tokens`, an estimate), so "within the budget" means SessionStart lists all."""
     from .. import store, toc
+    from ..claude import session_toc
 
     files = [store.MemoryFile(m.path, layer=m.layer, settings=settings) for m in memories]
-    text = toc.render(files, settings.replace(toc_token_budget=10**9))
+    text = session_toc.render(files, settings.replace(toc_token_budget=10**9))
     return toc.budget_tokens(text)
 
 

@@ -32,8 +32,9 @@ from agd.refs import format_ids as id_attr
 
 from ..errors import MemoryFileError, UserError
 from ..settings import Settings
+from ..store import write
 from ..store.memoryfile import MemoryFile
-from ..store.rules import check_secrets, section_id, section_title
+from ..store.rules import section_id, section_title
 from . import headers, lifecycle
 from .source import SourceFile, ids_of, is_entry, split_refs
 
@@ -105,7 +106,7 @@ def plan_merge(source: SourceFile, dest: SourceFile, *, prefer: str | None) -> M
     expected: dict[str, tuple[str, object, dict]] = {}  # id -> (kind, body, attrs) after the merge
 
     def text_of(block: Block) -> list[str]:
-        refuse_secrets(source, block)
+        check_copied(source, block, dest)
         lines = source.block_text(block).split("\n")
         changes: dict[str, str] = {}
         attrs = dict(block.attrs)
@@ -295,15 +296,15 @@ def merge_files(
     return MemoryFile(dest_path, settings=settings).rewrite(compute, backup=True)
 
 
-def refuse_secrets(source: SourceFile, block: Block) -> None:
-    """A block copied into DEST is a write like a save: every field is scanned."""
-    fields: dict[str, str | None] = {"id": block.id, "kind": block.kind}
-    fields.update((name, str(value)) for name, value in block.attrs.items())
-    fields["content"] = block.value if isinstance(block.value, str) else source.block_text(block)
-    check_secrets(
-        fields,
-        f"#{block.id} in SOURCE {source.path}",
-        fix="remove it from SOURCE (or leave that entry out) and merge again",
+def check_copied(source: SourceFile, block: Block, dest: SourceFile) -> None:
+    """A block copied into DEST is a write like a save: the store's rules of an entry
+    (never `--allow-secrets`), every attribute scanned for secrets."""
+    write.check_block(
+        block,
+        source.block_text(block),
+        file=dest.path,
+        where=f"#{block.id} in SOURCE {source.path}",
+        secret_fix="remove it from SOURCE (or leave that entry out) and merge again",
     )
 
 

@@ -52,12 +52,12 @@ def _ready_file(venv: Path) -> Path:
     return venv / ".agd-memory-ready"
 
 
-def failed_file() -> Path:
-    return data_dir() / "venv-install.failed"
+def failed_file(data: Path | None = None) -> Path:
+    return (data or data_dir()) / "venv-install.failed"
 
 
-def log_file() -> Path:
-    return data_dir() / "venv-install.log"
+def log_file(data: Path | None = None) -> Path:
+    return (data or data_dir()) / "venv-install.log"
 
 
 def system_file() -> Path:
@@ -79,10 +79,10 @@ def is_ready(venv: Path | None = None) -> bool:
     return marker == REQUIREMENT and venv_python(venv).exists()
 
 
-def failure() -> str | None:
-    """The last install's one-line failure, or None."""
+def failure(data: Path | None = None) -> str | None:
+    """The last install's one-line failure in `data` (default: `data_dir()`), or None."""
     try:
-        text = _read_small(failed_file()).strip()
+        text = _read_small(failed_file(data)).strip()
     except OSError:
         return None
     return text.splitlines()[0][:500] if text else None
@@ -107,9 +107,9 @@ def _try_lock(path: Path) -> TextIO | None:
     return fh
 
 
-def installing() -> bool:
-    """An installer is running now (it holds the lock)."""
-    lock = data_dir() / "venv.lock"
+def installing(data: Path | None = None) -> bool:
+    """An installer for `data` (default: `data_dir()`) is running now (it holds the lock)."""
+    lock = (data or data_dir()) / "venv.lock"
     if not lock.exists():
         return False
     try:

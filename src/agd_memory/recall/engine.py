@@ -149,6 +149,7 @@ def gates_of(settings: Settings) -> policy.Gates:
         code_syntax=True,
         creative=True,
         personal=True,
+        general=True,
     )
 
 

@@ -21,6 +21,7 @@ TOO_LONG = "prompt_too_long"
 CODE_PASTE = "code_paste_detected"
 CREATIVE = "creative_request"
 PERSONAL = "personal_life"
+GENERAL = "general_question"
 BELOW_MIN_WORDS = "prompt_below_min_words"
 NO_MEMORY = "memory_file_missing"
 NO_BLOCKS = "no_blocks_loaded"
@@ -39,8 +40,8 @@ CHARS_PER_TOKEN = 4
 class Gates(
     namedtuple(
         "Gates",
-        "disabled max_prompt_chars code_line_ratio min_words code_syntax creative personal",
-        defaults=(False, 4000, 0.4, 3, False, False, False),
+        "disabled max_prompt_chars code_line_ratio min_words code_syntax creative personal general",
+        defaults=(False, 4000, 0.4, 3, False, False, False, False),
     )
 ):
     """The settings the prompt gates read (a view of `Settings`).
@@ -48,7 +49,9 @@ class Gates(
     `disabled` (bool), `max_prompt_chars` (int), `code_line_ratio` (float), `min_words`
     (int); `code_syntax` (bool): also count lines that read as code, not only indented
     ones; `creative` (bool): a request for a poem, song or joke gets no memory; `personal`
-    (bool): a prompt about the user's family, friends, pets or doctor gets no memory."""
+    (bool): a prompt about the user's family, friends, pets or doctor gets no memory;
+    `general` (bool): a question of general knowledge (`what's the difference between X
+    and Y`, `explain ...`) gets no memory."""
 
     __slots__ = ()
 
@@ -59,6 +62,7 @@ class Gates(
     code_syntax: bool
     creative: bool
     personal: bool
+    general: bool
 
 
 CODE_LINE = re.compile(
@@ -105,27 +109,40 @@ the built-in languages (matched on the folded prompt). Memory has nothing to add
 whatever its subject: `write a haiku about push notifications` is not about the project's
 push set-up. Stories are left out on purpose (a user story is project work)."""
 
-_OPENERS = """please per por bitte s write compose make give tell scrivi scrivimi componi inventa
-dimmi raccontami escribe escribeme componme cuentame dime ecris raconte schreib schreibe erzahl
-erzahle escreva escreve conta"""
-CREATIVE_OPENERS = frozenset(_OPENERS.split())
-"""The first word of every prompt `CREATIVE_PATTERN` can match (its polite openers and
-verbs up to their first non-word character). Nearly every prompt opens with another
-word, so the large pattern is compiled only for the few that open with one of these:
-its compilation costs the prompt hook about 2 ms."""
-
 _FIRST_WORD = re.compile(r"\W*(\w+)")
-_creative: list[re.Pattern[str]] = []
+
+
+class OpeningPattern:
+    """A pattern matched on a folded prompt's start, compiled on first use: only a prompt
+    whose first word is one of `openers` (every first word the pattern can match) is
+    searched. Nearly every prompt opens with another word, and compiling one of these
+    patterns costs the prompt hook about a millisecond."""
+
+    def __init__(self, pattern: str, openers: str) -> None:
+        self.pattern = pattern
+        self.openers = frozenset(openers.split())
+        self._compiled: re.Pattern[str] | None = None
+
+    def matches(self, folded: str) -> bool:
+        first = _FIRST_WORD.match(folded)
+        if first is None or first.group(1) not in self.openers:
+            return False
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled.search(folded) is not None
+
+
+CREATIVE_START = OpeningPattern(
+    CREATIVE_PATTERN,
+    """please per por bitte s write compose make give tell scrivi scrivimi componi inventa
+    dimmi raccontami escribe escribeme componme cuentame dime ecris raconte schreib schreibe
+    erzahl erzahle escreva escreve conta""",
+)
 
 
 def asks_for_creative_text(folded: str) -> bool:
     """creative: `folded` (a folded prompt's start) matches `CREATIVE_PATTERN`."""
-    first = _FIRST_WORD.match(folded)
-    if first is None or first.group(1) not in CREATIVE_OPENERS:
-        return False
-    if not _creative:
-        _creative.append(re.compile(CREATIVE_PATTERN))
-    return _creative[0].search(folded) is not None
+    return CREATIVE_START.matches(folded)
 
 
 PERSONAL_WORDS: tuple[tuple[str, str, bool], ...] = (
@@ -195,6 +212,42 @@ def about_private_life(prompt: str) -> bool:
             if w in own and not nouns.isdisjoint(words[i + 1 : i + (3 if gap else 2)]):
                 return True
     return False
+
+
+GENERAL_PATTERN = (
+    r"^\W*(?:(?:can|could|would) you\W+|please\W+|puoi\W+|potresti\W+|mi\W+|"
+    r"(?:me\W+)?(?:puedes|podrias)\W+|(?:peux|pourrais)-tu\W+|kannst du\W+|"
+    r"(?:voce\W+)?(?:pode|podes)\W+)?"
+    r"(?:explain|spiegami|spieghi|spiegare|explicame|explica|explicar|explique|expliquer|"
+    r"erklar|erklare|erklaren)\W+(?:(?:me|mi|moi|mir|in breve|briefly|brevemente)\W+)?"
+    r"(?:what|cosa|che cosa|cos'e|que|ce que|was|o que|the difference|la differenza|"
+    r"la diferencia|la difference|den unterschied|a diferenca)\b"
+    r"|^\W*(?:what['\u2019]?s|what is|qual e|quale e|cual es|quelle est|was ist|qual e a) "
+    r"(?:the |la |a )?(?:difference|differenza|diferencia|difference|unterschied|diferenca)"
+    r" (?:between|tra|fra|entre|zwischen)\b"
+    r"|^\W*(?:is it better|would it be better|e meglio|conviene|es mejor|vaut-il mieux|"
+    r"ist es besser|e melhor) "
+)
+"""general: the prompt opens by asking for general knowledge: an explanation of what
+something is (`can you explain what a trait object is`, `spiegami cosa fa questa
+espressione`; `explain how the deploy works` may be about the project's own and passes), the difference between two things (`what's
+the difference between cargo check and cargo build`), or which of two ways is better (`is
+it better to return impl Iterator or Box<dyn Iterator>`), in the six built-in languages
+(matched on the folded prompt). What a language or a tool does is not what the project
+decided; a question about the project's past (`what was the difference between ...`) is
+not matched."""
+GENERAL_START = OpeningPattern(
+    GENERAL_PATTERN,
+    """can could would please puoi potresti mi me puedes podrias peux pourrais kannst voce
+    pode podes explain spiegami spieghi spiegare explicame explica explicar explique
+    expliquer erklar erklare erklaren what whats qual quale cual quelle was is e conviene
+    es vaut ist""",
+)
+
+
+def asks_general_question(folded: str) -> bool:
+    """general: `folded` (a folded prompt's start) matches `GENERAL_PATTERN`."""
+    return GENERAL_START.matches(folded)
 
 
 _POLITE = ("please", "per favore", "por favor", "bitte", "s'il te plait", "can you", "could you",
@@ -268,6 +321,8 @@ def should_skip(
         return CREATIVE
     if gates.personal and about_private_life(prompt):
         return PERSONAL
+    if gates.general and asks_general_question(fold(prompt[:200])):
+        return GENERAL
     if len(words) < gates.min_words:
         return BELOW_MIN_WORDS
     return None

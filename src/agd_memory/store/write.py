@@ -1,8 +1,9 @@
 """The rules of a write, once: `check_entry` checks what a writer gives, and the pure
 operations on a `Document` (`put`, `mark_superseded`, `replace_body`, `set_desc`) make
-the change. `MemoryFile` runs them inside its transaction; import, review, consolidation,
-the viewer and team resolve call the same functions, so every write stamps, lifts `#id`
-citations, supersedes and records `code=` the same way. Nothing here reads or writes a
+the change. `MemoryFile` runs them inside its transaction; save (the CLI, MCP and the
+viewer's edits), import, review and consolidation call the same functions, so every write
+stamps, lifts `#id` citations, supersedes and records `code=` the same way, and `merge`
+checks each block it copies with `check_block`. Nothing here reads or writes a
 file (the `code=` record is computed by the caller, `code_record`, outside the lock)."""
 
 from __future__ import annotations
@@ -104,6 +105,37 @@ def check_entry(
     )
     return Checked(
         block_id, kind, body, new_desc, new_status, given_refs, given_sup, new_keys, where
+    )
+
+
+def check_block(
+    block: Block,
+    text: str,
+    *,
+    file: str | Path,
+    where: str,
+    secret_fix: str,
+) -> Checked:
+    """An entry copied whole from elsewhere (a merge's SOURCE), checked as a save of its
+    fields would be (`check_entry`), plus a secret scan of every other attribute
+    (`created`, `code`, ...) that a save would not set. `text` is the body as written
+    when the block is not fenced. `SaveRejected` as `check_entry`'s."""
+    attrs = {k: str(v) for k, v in block.attrs.items()}
+    others = {k: v for k, v in attrs.items() if k not in MANAGED_ATTRS}
+    if others:
+        rules.check_secrets(others, where, fix=secret_fix)
+    return check_entry(
+        block.kind,
+        str(block.id),
+        block.value if isinstance(block.value, str) else text,
+        file=file,
+        desc=attrs.get("desc"),
+        refs=attrs.get("refs"),
+        status=attrs.get("status"),
+        supersedes=attrs.get("supersedes"),
+        keys=attrs.get("keys"),
+        where=where,
+        secret_fix=secret_fix,
     )
 
 

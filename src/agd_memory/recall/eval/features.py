@@ -40,6 +40,7 @@ FEATURES: dict[str, str] = {
     "code-syntax": "the code-paste gate also counts lines that read as code (a short snippet above a question)",
     "creative": "a prompt asking for a poem, song, rhyme or joke gets no memory, whatever its subject",
     "personal": "a prompt about the user's family, friends, pets or doctor gets no memory, whatever its words",
+    "general": "a question of general knowledge (explain ..., what's the difference between X and Y, is it better to ...) gets no memory",
     "where-reference": "a where-question ranks reference entries (links, manuals, places) higher",
     "task-feedback": "a request for work (add, write, fix, ...) ranks feedback entries (the project's rules of work) higher",
     "dates": "an ISO date in a block also reads as its month's name (2026-02-18 -> february, febbraio)",

@@ -41,6 +41,7 @@ def recall(
         code_syntax="code-syntax" in feats,
         creative="creative" in feats,
         personal="personal" in feats,
+        general="general" in feats,
     )
     if "short-gate" in feats:
         reason = engine.gate(prompt, front, gates)
