@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .. import engine, policy, render
+from .. import engine, policy
 from ..cooccurrence import cooccurrence_matches
 from ..engine import RecallResult
 from ..front import Front, MemorySource, analyzer_for, select_files
-from ..scoring import Match, score_all, score_all_bm25, score_bm25, score_doc
+from ..scoring import Match, score_all_bm25, score_bm25
 from . import features as feature_set
+from . import reference
 
 if TYPE_CHECKING:
     from ...settings import Settings
@@ -55,13 +56,13 @@ def recall(
         words = front.concepts(index, words)
     built = front.prompt(words)
     bm25 = "bm25" in feats
-    matches = score_all_bm25(index, built) if bm25 else score_all(index, built)
+    matches = score_all_bm25(index, built) if bm25 else reference.score_all(index, built)
     if "cooc" in feats and bm25:
         matches = cooccurrence_matches(matches, index, built, front.analyzer)
     if "entries-only" in feats:
         matches = [m for m in matches if m.doc.memory]
     if "inherit" in feats and matches:
-        score = score_bm25 if bm25 else _reference_score
+        score = score_bm25 if bm25 else reference.score
         matches = engine.inherit_superseded(matches, index, built, score=score)
     if "coverage" in feats and matches:
         parts = engine.prompt_parts(prompt, front, index) if "parts" in feats else []
@@ -83,14 +84,10 @@ def recall(
     return engine.ranked_within_budget(matches, settings, words, sizes_of=sizes_of)
 
 
-def _reference_score(doc, prompt, index) -> Match:
-    return score_doc(doc, prompt, index.weight)
-
-
 def _flat_need(m: Match, covered: frozenset[str]) -> float:
     return COVERAGE_MIN
 
 
 def _reference_sizes(ranked: list[Match]) -> list[int]:
     """The reference's budget measure: each block's text as the reference rendered it."""
-    return [len(render.reference_text(m.doc.entry)) for m in ranked]
+    return [len(reference.reference_text(m.doc.entry)) for m in ranked]
