@@ -20,7 +20,7 @@ from .settings import Settings
 from .store import Entry
 
 if TYPE_CHECKING:
-    from .recall.engine import MemorySource
+    from .recall.front import MemorySource
 
 KIND_ORDER = ("x-user", "x-feedback", "x-project", "x-reference")
 MAX_DESC_CHARS = 90

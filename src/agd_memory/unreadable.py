@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from .errors import MemoryFileError
 
 if TYPE_CHECKING:
-    from .recall.engine import MemorySource
+    from .recall.front import MemorySource
 
 F = TypeVar("F", bound="MemorySource")
 

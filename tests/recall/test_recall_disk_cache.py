@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from recall_helpers import block, write_memory
 
 from agd_memory import diskcache, store, toc
-from agd_memory.recall import engine, recall
+from agd_memory.recall import front, recall
 from agd_memory.recall.search import search
 
 PROMPT = "how do we deploy the release script to the vps?"
@@ -43,8 +43,8 @@ def _memory(tmp_path: Path) -> Path:
 def _forget() -> None:
     """What a new hook process starts with: nothing kept in process."""
     store.clear_cache()
-    engine._PARTS.clear()
-    engine._ANALYZERS.clear()
+    front._PARTS.clear()
+    front._ANALYZERS.clear()
 
 
 def _answers(path: Path, s) -> tuple:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recall_helpers import ListFile, block, entry
 
-from agd_memory.recall import engine, policy, recall
+from agd_memory.recall import front, policy, recall
 from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT, REFERENCE
 
@@ -256,9 +256,9 @@ def test_other_languages_function_words_do_not_eat_english_words(make_settings) 
 
     s = make_settings()
     an = Analyzer()
-    words = engine.prompt_words("where is the comment about the bin folder", an, s)
+    words = front.prompt_words("where is the comment about the bin folder", an, s)
     assert an.normalize("comment") in words and "bin" in words
-    it = engine.prompt_words("come si fa il deploy della nuova versione", an, s)
+    it = front.prompt_words("come si fa il deploy della nuova versione", an, s)
     assert "come" not in it and "della" not in it
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from recall_helpers import block, write_memory
 
-from agd_memory.recall import engine, recall
+from agd_memory.recall import front, recall
 from agd_memory.store import MemoryFile
 
 PROMPT = "how do we deploy the release script to the vps?"
@@ -15,8 +15,8 @@ PROMPT = "how do we deploy the release script to the vps?"
 
 def fresh_process() -> None:
     """Forget everything kept in process, as a new hook process would."""
-    engine._PARTS.clear()
-    engine._ANALYZERS.clear()
+    front._PARTS.clear()
+    front._ANALYZERS.clear()
 
 
 @pytest.fixture(autouse=True)

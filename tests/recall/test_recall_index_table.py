@@ -13,7 +13,7 @@ import pytest
 from recall_helpers import block, write_memory
 
 from agd_memory import diskcache, store
-from agd_memory.recall import engine, index, recall
+from agd_memory.recall import cooccurrence, front, index, recall
 
 KEY = ("memory", 1)
 
@@ -75,8 +75,8 @@ def _big_memory(tmp_path: Path, n: int) -> Path:
 
 def _fresh_process() -> None:
     store.clear_cache()
-    engine._PARTS.clear()
-    engine._ANALYZERS.clear()
+    front._PARTS.clear()
+    front._ANALYZERS.clear()
 
 
 DEPLOY_PROMPT = "how do we deploy to the vps with the shared words?"
@@ -99,9 +99,9 @@ def test_a_prompt_reads_its_words_and_the_blocks_it_scores_not_the_file(
     warm = recall(DEPLOY_PROMPT, [mf], s)  # the index read from its table on disk
     assert [c.entry.id for c in warm.chosen] == [c.entry.id for c in cold.chosen]
     assert warm.chosen[0].entry.id == "deploy-vps"
-    (part,) = engine._PARTS.values()
+    (part,) = front._PARTS.values()
     assert part._table is not None
-    assert len(part._records) <= index.MAX_CANDIDATES + engine.COOC_MAX_NEW
+    assert len(part._records) <= index.MAX_CANDIDATES + cooccurrence.COOC_MAX_NEW
     assert len(part._records) < part.size / 5
     assert set(part._terms) == set(warm.words)  # the prompt's words, and no other
 
@@ -133,11 +133,13 @@ def test_a_common_words_postings_are_read_best_first_and_bounded(
     recall("shared words", [mf], s)
     _fresh_process()
     recall("shared words", [mf], s)
-    (part,) = engine._PARTS.values()
-    (shared,) = engine.Front("shared", [mf], s).words
+    (part,) = front._PARTS.values()
+    (shared,) = front.Front("shared", [mf], s).words
     assert len(part.posting(shared)) == index.POSTINGS_READ < part.df_of(shared) == n
     # in order of impact: "every" is in every body, and in the desc of the last block only
-    (word,) = engine.Front("every", [mf], s, frozenset({"tokens"})).words
+    (word,) = front.Front(
+        "every", [mf], s, front.analyzer_for([mf], s, frozenset({"tokens"}))
+    ).words
     assert part.record(part.posting(word)[0])[0] == "deploy-vps"
 
 
@@ -149,9 +151,9 @@ def test_the_whole_file_analysis_of_an_earlier_version_is_removed(
     s = make_settings()
     mf = store.MemoryFile(_big_memory(tmp_path, 10), layer="project", settings=s)
     cache_dir = Path(s.data_dir) / "cache"
-    front = engine.Front("deploy", [mf], s)
+    found = front.Front("deploy", [mf], s)
     source = diskcache.file_key(mf.path)
-    sig = (front.analyzer.signature, True, "project")
+    sig = (found.analyzer.signature, True, "project")
     old = diskcache.cache_path(cache_dir, "recall", (source[0], sig))
     old.parent.mkdir(parents=True, exist_ok=True)
     old.write_bytes(b"an earlier version's analysis")

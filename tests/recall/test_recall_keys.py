@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recall_helpers import block
 
-from agd_memory.recall import engine, recall, search
+from agd_memory.recall import front, recall, search
 from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.recall.scoring import Prompt, score_all_bm25
@@ -40,10 +40,10 @@ def test_keys_are_not_injected(memory_file, make_settings) -> None:
 
 def anchors(mf, settings, prompt: str) -> frozenset[str]:
     """The prompt words that anchor #bug-iva (found in its id, desc, or two of its keys)."""
-    files = engine.select_files([mf], settings)
-    analyzer = engine.analyzer_for(files, settings)
-    words = engine.prompt_words(prompt, analyzer, settings)
-    index = engine.build_index(files, settings, analyzer)
+    files = front.select_files([mf], settings)
+    analyzer = front.analyzer_for(files, settings)
+    words = front.prompt_words(prompt, analyzer, settings)
+    index = front.build_index(files, settings, analyzer)
     matches = score_all_bm25(index, Prompt.build(words, analyzer, fuzzy=True))
     return next(m.anchor_exact for m in matches if m.doc.id == "bug-iva")
 

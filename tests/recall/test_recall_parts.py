@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from recall_helpers import FILLER, entry, ids
 
-from agd_memory.recall import engine, policy
+from agd_memory.recall import engine, front, policy
 from agd_memory.recall.eval.features import DEFAULT
 
 PROJECT = [
@@ -84,5 +84,5 @@ def test_the_frame_of_a_question_about_the_past_names_no_topic(make_settings) ->
     prompt = "trace how the daemon deadlock evolved from the initial report to the final fix"
     assert ids(prompt, PROJECT, settings)[:1] == ["watcher-deadlock"]
     assert ids(prompt, PROJECT, settings, DEFAULT - {"frame-words"}) == []
-    words = engine.Front(prompt, [], settings).words
+    words = front.Front(prompt, [], settings).words
     assert not {"trace", "evolv", "evolved", "initial", "final"} & set(words)

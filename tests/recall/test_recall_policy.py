@@ -6,8 +6,9 @@ from recall_helpers import entry
 
 from agd_memory.recall import policy
 from agd_memory.recall.eval.features import REFERENCE
+from agd_memory.recall.eval.reference import score_all
 from agd_memory.recall.policy import Gates, Ranking, fit_budget, rank, should_skip
-from agd_memory.recall.scoring import Analyzer, Index, Prompt, score_all
+from agd_memory.recall.scoring import Analyzer, Index, Prompt
 
 NO_FLOORS = Ranking(top_k=10, min_score=0.0, min_score_ratio=0.0)
 

@@ -8,14 +8,8 @@ from recall_helpers import entry
 
 from agd_memory.recall import cognates
 from agd_memory.recall.eval.features import REFERENCE
-from agd_memory.recall.scoring import (
-    Analyzer,
-    Index,
-    Prompt,
-    recency_key,
-    score_all,
-    score_doc,
-)
+from agd_memory.recall.eval.reference import score_all, score_doc
+from agd_memory.recall.scoring import Analyzer, Index, Prompt, recency_key
 
 
 def uniform_weight(_: str) -> float:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from recall_helpers import FILLER, entry, ids
 
 from agd_memory.recall.analyzer import Analyzer
-from agd_memory.recall.engine import prompt_words
 from agd_memory.recall.eval.features import DEFAULT
+from agd_memory.recall.front import prompt_words
 from agd_memory.recall.text import builtin_stopwords
 
 BLOCKS = [
@@ -81,7 +81,7 @@ def norm(word: str) -> str:
 
 
 def test_cooccurrence_learns_neighbours_from_the_memory_itself() -> None:
-    from agd_memory.recall.engine import cooccurrence_terms
+    from agd_memory.recall.cooccurrence import cooccurrence_terms
 
     index = _index(COOC)
     terms = cooccurrence_terms(frozenset({norm("zamboni")}), index)
@@ -92,7 +92,7 @@ def test_cooccurrence_learns_neighbours_from_the_memory_itself() -> None:
 
 
 def test_cooccurrence_credits_the_prompt_word_but_never_anchors(make_settings) -> None:
-    from agd_memory.recall.engine import cooccurrence_matches
+    from agd_memory.recall.cooccurrence import cooccurrence_matches
     from agd_memory.recall.scoring import Prompt, score_all_bm25
 
     index = _index(COOC)

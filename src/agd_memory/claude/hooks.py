@@ -280,7 +280,7 @@ def memory_files(
 
 
 class LayerFile:
-    """A layer's memory file as recall reads it (`recall.engine.MemorySource`): recall
+    """A layer's memory file as recall reads it (`recall.front.MemorySource`): recall
     reads its analysis from its own disk cache, so the store is imported only when the
     entries are needed (a changed file, or a block to render), not on every prompt; a
     layer that fails is skipped and logged by recall. A file that stopped parsing since

@@ -46,9 +46,9 @@ def shard_of(word: str) -> int:
 def doc_tokens(e: Exchange, settings: Settings) -> list[str]:
     """The index tokens of an exchange: its text and its date (`2026-12-05` also reads as
     `december`)."""
-    from ..recall import engine
+    from ..recall import front
 
-    analyzer = engine.analyzer_for([], settings)
+    analyzer = front.analyzer_for([], settings)
     return analyzer.tokens(f"{e.text}\n{e.at[:10]}")
 
 
@@ -158,9 +158,9 @@ def _stamps(folder: Path) -> dict[str, tuple[str, int, int]]:
 
 def load(folder: Path, settings: Settings, *, rebuild: bool = False) -> Index:
     """The index of every session file under `folder`, brought up to date first."""
-    from ..recall import engine
+    from ..recall import front
 
-    sig = repr(engine.analyzer_for([], settings).signature)
+    sig = repr(front.analyzer_for([], settings).signature)
     stamps = _stamps(folder)
     seen = {rel: [size, mtime] for rel, (_, size, mtime) in stamps.items()}
     held = _LOADED.get(str(folder))

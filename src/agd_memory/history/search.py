@@ -29,10 +29,10 @@ class Hit(NamedTuple):
 
 
 def query_words(query: str, settings: Settings) -> list[str]:
-    from ..recall import engine
+    from ..recall import front
 
-    analyzer = engine.analyzer_for([], settings)
-    words = engine.prompt_words(query, analyzer, settings)
+    analyzer = front.analyzer_for([], settings)
+    words = front.prompt_words(query, analyzer, settings)
     words.extend(analyzer.tokens(query) if not words else [])
     return list(dict.fromkeys(words))
 

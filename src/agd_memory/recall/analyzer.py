@@ -34,7 +34,7 @@ class Analyzer:
     """Turns text into the tokens and cognate keys one feature set uses, on both sides.
 
     Pipeline per word: tokenizer -> (stem) -> (synonym concept). The prompt side
-    removes stopwords between the tokenizer and the stemmer (`engine.prompt_words`).
+    removes stopwords between the tokenizer and the stemmer (`front.prompt_words`).
     """
 
     __slots__ = (
@@ -54,7 +54,7 @@ class Analyzer:
         """None: the measured analysis (every step on); a set: an evaluation variant
         (`recall.eval.features`) with only those steps."""
         self.signature: tuple = ()
-        """What the disk caches key this analyzer by (set by `engine.analyzer_for`)."""
+        """What the disk caches key this analyzer by (set by `front.analyzer_for`)."""
         self.tokenizer = Tokenizer(improved=self.uses("tokens"))
         self.stemming = self.uses("stem")
         self.dates = self.uses("dates")

@@ -12,7 +12,7 @@ Its cost follows the prompt, not the memory (issue 26).
 
 Anything wrong with a cache file (missing, stale, foreign, truncated) means a rebuild;
 a damaged piece found while scoring (`diskcache.Corrupt`) drops the file and recall
-rebuilds it (`engine.rebuilding_on_corruption`); writing it never fails recall.
+rebuilds it (`front.rebuilding_on_corruption`); writing it never fails recall.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The auto-recall header, and the reference's budget rendering.
+"""The auto-recall header.
 
 The blocks themselves are injected as `Entry.to_agd()`, the one AGD renderer: the same
 canonical text `agd get` and `agd-memory get` print (the earlier plugin injected `agd get`
@@ -6,26 +6,6 @@ output too). Renderers never compute: they take entries already chosen and write
 """
 
 from __future__ import annotations
-
-TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
-if TYPE_CHECKING:
-    from ..store.entry import Entry
-
-FENCE = "~~~"
-
-
-def reference_text(entry: Entry) -> str:
-    """The reference's internal rendering, which its budget measures: kind, desc, refs, id."""
-    head = "@" + str(entry.kind)
-    desc = entry.desc
-    if desc:
-        head += ' desc="' + str(desc).replace("\\", "\\\\").replace('"', '\\"') + '"'
-    refs = entry.refs or ()
-    if refs:
-        head += ' refs="' + ",".join(f"#{r}" for r in refs) + '"'
-    body = entry.body or ""
-    return f"{head} [#{entry.id}]\n{FENCE}\n{body}\n{FENCE}\n"
-
 
 HEADER_PREFIX = "[agd-memory:auto-recall]"
 

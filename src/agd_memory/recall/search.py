@@ -1,8 +1,8 @@
 """Ranked search over the memory layers: BM25F over id, desc and body.
 
 Behind the MCP `agd_memory_search` tool and `agd-memory search`. It shares recall's
-front end (`engine.Front`: the files, the analyzer, the index, the query words) and
-its scoring (`engine.scored`: BM25F plus co-occurrence credit), but none of recall's gates: an agent that searches has asked, so a short query, a code
+front end (`front.Front`: the files, the analyzer, the index, the query words) and
+its scoring (`cooccurrence.scored`: BM25F plus co-occurrence credit), but none of recall's gates: an agent that searches has asked, so a short query, a code
 snippet or a single common word still gets ranked results. Superseded blocks are
 found too (they are history an agent may want), ranked at half their score.
 """
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from .engine import Front, MemorySource, rebuilding_on_corruption, scored
+from .cooccurrence import scored
+from .front import Front, MemorySource, rebuilding_on_corruption
 from .text import fold
 
 if TYPE_CHECKING:
