@@ -173,6 +173,23 @@ def test_setup_refuses_a_settings_file_that_is_not_json(project: Path, env, caps
     assert not settings.with_name("settings.json.bak").exists()
 
 
+def test_setup_on_a_large_valid_settings_file_does_not_call_it_unreadable(
+    project: Path, env, capsys
+) -> None:
+    """A valid 5.7 MB settings.json was called "unreadable (larger than 4 MiB; give a
+    smaller file)": it is readable, only past what agd-memory reads."""
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"theme": "dark", "notes": ["x" * 100] * 57_000})
+    settings.write_text(text, encoding="utf-8")
+    assert main(["setup", "--apply"]) == 1
+    err = capsys.readouterr().err
+    assert "unreadable" not in err and "give a smaller file" not in err
+    assert "is larger than 4 MiB, more than agd-memory reads" in err
+    assert '"autoMemoryEnabled": false in it yourself' in err and err.count("\n") == 1
+    assert settings.read_text(encoding="utf-8") == text
+
+
 # -- where the project's auto memory is (and so our project layer) --------------------
 
 
@@ -344,3 +361,19 @@ def test_setup_keeps_a_private_settings_file_private_and_leaves_a_read_only_one(
         assert settings.read_text(encoding="utf-8") == '{"model": "opus"}\n'
     finally:
         os.chmod(settings, 0o644)
+
+
+def test_apply_with_only_a_refused_note_does_not_claim_it_is_already_there(
+    project: Path, capsys
+) -> None:
+    """--apply said "nothing to add: ... already holds every fact" for a note it had refused."""
+    folder = paths.auto_memory_folder(Settings.load(), str(project))
+    folder.mkdir(parents=True)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (folder / "ci.md").write_text(f"---\nname: ci-token\n---\nCI pushes tags with {token}\n")
+    assert main(["import", "claude-memory", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "! #ci-token" in out and "GitHub token" in out
+    assert "already holds every fact" not in out
+    assert out.splitlines()[-1].endswith("0 already there, 1 not imported (each said why above)")
+    assert not (folder / "memory.agd").exists()

@@ -41,8 +41,9 @@ class SettingsFile:
     data: dict[str, object]
     """The file's object; empty when there is a `problem`."""
     problem: str | None = None
-    """`missing`, or why neither we nor Claude Code can use it (`unreadable (...)`,
-    `not JSON (...)`, `not a JSON object`); None when it was read."""
+    """`missing`, or why agd-memory cannot use it (`unreadable (...)`, `larger than 4 MiB,
+    more than agd-memory reads`, `not JSON (...)`, `not a JSON object`); None when it was
+    read."""
 
 
 def read(path: Path) -> SettingsFile:
@@ -52,6 +53,9 @@ def read(path: Path) -> SettingsFile:
     try:
         data = json.loads(read_text(path, SETTINGS_LIMIT))
     except UnreadableFile as exc:
+        if exc.reason.startswith("larger than"):  # valid perhaps, but past what we read
+            size = exc.reason.split(";")[0]
+            return SettingsFile(path, {}, f"{size}, more than agd-memory reads")
         return SettingsFile(path, {}, f"unreadable ({exc.reason})")
     except (ValueError, RecursionError) as exc:
         return SettingsFile(path, {}, f"not JSON ({str(exc)[:200]})")

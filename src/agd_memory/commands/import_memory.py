@@ -74,7 +74,13 @@ def import_memory(argv: Sequence[str]) -> int:
     if not plan.add:
         for line in plan.lines():
             print(line)
-        print(f"nothing to add: {target.path} already holds every fact of {folder}")
+        if plan.conflicts:  # not "already holds every fact": some were refused
+            print(
+                f"nothing imported into {target.path}: {len(plan.same)} already there, "
+                f"{len(plan.conflicts)} not imported (each said why above)"
+            )
+        else:
+            print(f"nothing to add: {target.path} already holds every fact of {folder}")
         return 0
     done, backup = automemory.import_facts(target, found.facts)
     for line in done.lines():
