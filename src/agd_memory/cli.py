@@ -26,6 +26,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "delete": ("agd_memory.commands.store:delete", "remove a block and list who still cites it"),
     "rename": ("agd_memory.commands.store:rename", "rename a block and rewrite every reference"),
     "where": ("agd_memory.commands.store:where", "print the resolved memory files and why"),
+    "repair": (
+        "agd_memory.commands.repair:repair",
+        "keep every block of a broken memory file that parses, set the rest aside",
+    ),
     "search": ("agd_memory.commands.recall:search", "ranked search over every layer"),
     "history": (
         "agd_memory.commands.history:history",

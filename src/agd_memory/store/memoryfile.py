@@ -282,7 +282,12 @@ class MemoryFile:
         """What to do about a file that does not parse: fix the line; restoring the `.bak`
         is offered only when it holds every entry the file has (it may be older than
         later saves, which a restore would lose)."""
-        by_hand = f"fix that line by hand (`agd validate {self.path}` shows it)"
+        scope = f" --scope {self.layer}" if self.layer in ("team", "global") else ""
+        by_hand = (
+            f"fix that line by hand (`agd validate {self.path}` shows it), or run "
+            f"`agd-memory repair{scope} --apply` to keep every block that parses and set the "
+            "rest aside"
+        )
         bak = self.backup_path
         try:
             old = files.read_text(bak, files.DEFAULT_LIMIT)
