@@ -357,7 +357,7 @@ def runtimes(settings: Settings, probe: Probe = probe_python) -> list[Finding]:
             Finding("ok", "python", f"MCP server runs with {where} and mcp {mcp_python.mcp}")
         )
         return out
-    from ..mcp import sdk as _sdk
+    from .. import sdkvenv as _sdk
 
     venv = _sdk.venv_dir()  # where bin/agd-memory-mcp puts it, whatever settings.data_dir says
     if not os.environ.get("CLAUDE_PLUGIN_DATA"):  # a shell: the plugin's is Claude Code's folder
