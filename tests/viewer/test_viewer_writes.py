@@ -205,3 +205,21 @@ def test_a_viewer_save_made_on_an_old_version_never_undoes_a_later_save(server, 
         server, "/api/entry", {**edit, "version": answer["current"]["version"]}, token=token
     )
     assert status == 200 and _mf(home).entry("decision-invoices").desc == "edited in the viewer"
+
+
+def test_a_viewer_edit_records_the_code_its_body_cites(server, home, key, tmp_path, monkeypatch):
+    """An entry edited in the viewer gets the `code=` record a `save` gives it (the store's
+    one rule of a write), so `stale` watches the file the new body cites."""
+    import subprocess
+
+    repo = tmp_path / "shop"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "counter.py").write_text("def next_number():\n    return 1\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)  # the project the viewer was started in
+    edit = {"project": key, "layer": "project", "action": "save", "id": "decision-invoices",
+            "body": "The counter lives in src/counter.py.",
+            "version": version(server, key, "decision-invoices")}  # fmt: skip
+    status, body = post(server, "/api/entry", edit, token=page_token(server))
+    assert status == 200, body
+    assert str(_mf(home).entry("decision-invoices").attrs["code"]).startswith("src/counter.py ")
