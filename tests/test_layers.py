@@ -140,3 +140,46 @@ def test_the_reader_sees_function_level_and_relative_imports() -> None:
     edges = {(a, b) for a, b, _ in imports()}
     assert ("distill", "claude") in edges  # inside functions, `from ..claude import ...`
     assert ("store", "agd") in edges
+
+
+READS_ENVIRONMENT = {
+    "agd_memory/settings.py": "decides every fact of the environment once (`Settings.load`)",
+    "agd_memory/debuglog.py": "the debug log's own switches and folder, usable before settings",
+    "agd_memory/sdkvenv.py": "the MCP launcher finds the SDK's venv before any settings exist",
+    "agd_memory/claude/headless.py": "hands the environment on to the `claude -p` it runs",
+    "agd_memory/maintenance/checks_env.py": "doctor: is it run by the plugin or from a shell",
+}
+"""Modules below the adapters that read `os.environ`, each with its reason."""
+
+
+def environment_reads() -> dict[str, list[int]]:
+    """file -> lines where a module below the adapters reads the environment (`os.environ`,
+    `os.getenv`, `from os import environ`)."""
+    found: dict[str, list[int]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+        name = unit(module)
+        if name is None or LEVELS[name] >= LEVELS["commands"]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            hit = (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("environ", "environb", "getenv", "getenvb")
+                and getattr(node.value, "id", "") == "os"
+            ) or (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "os"
+                and any(a.name in ("environ", "getenv") for a in node.names)
+            )
+            if hit:
+                found.setdefault(rel.as_posix(), []).append(node.lineno)
+    return found
+
+
+def test_nothing_below_an_entry_point_reads_the_environment() -> None:
+    """The entry points build `Settings.load()` and pass it down; a module below them that
+    reads `os.environ` makes a second decision about the same fact."""
+    reads = environment_reads()
+    assert {f: lines for f, lines in reads.items() if f not in READS_ENVIRONMENT} == {}
+    assert sorted(set(READS_ENVIRONMENT) - set(reads)) == []  # fixed: take it off the list

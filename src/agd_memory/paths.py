@@ -389,7 +389,7 @@ def _configured_folder(
         if value.startswith("~/") or os.path.isabs(value):
             return Path(value).expanduser(), f"autoMemoryDirectory in {path} ({scope} settings)"
         debuglog.log(f"paths: ignoring autoMemoryDirectory {value!r} in {path}: not absolute or ~/")
-    name = os.environ.get("CLAUDE_CODE_PROJECT_DIR_NAME", "").strip()
+    name = settings.claude_project_dir_name or ""
     if name and "/" not in name and name not in (".", ".."):
         return projects / name / "memory", "CLAUDE_CODE_PROJECT_DIR_NAME"
     return None

@@ -197,6 +197,11 @@ class Settings:
     claude_dir: Path | None = None
     """Claude Code's config folder, decided once (`claude_dir_from`); None: `.claude` in the
     home folder (`paths.claude_dir`)."""
+    claude_project_dir_name: str | None = None
+    """`CLAUDE_CODE_PROJECT_DIR_NAME`: the name of this project's folder under Claude Code's
+    `projects/` (`paths`), when set."""
+    claude_auto_memory_off: str | None = None
+    """`CLAUDE_CODE_DISABLE_AUTO_MEMORY` as set (`claude/setup.state`), when set."""
     sources: Mapping[str, str]
     """For each field set from outside its default: `environment`, `userConfig` or
     `config file`. Default `{}`."""
@@ -271,6 +276,8 @@ class Settings:
             data_dir=data_dir,
             config_file=config_file,
             claude_dir=claude_dir_from(env),
+            claude_project_dir_name=env.get("CLAUDE_CODE_PROJECT_DIR_NAME", "").strip() or None,
+            claude_auto_memory_off=env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") or None,
             plugin_root=Path(root) if root else None,
             sources=sources,
         )

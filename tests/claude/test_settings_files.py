@@ -13,10 +13,13 @@ from agd_memory.claude import settings_files as sf
 
 
 def test_the_config_dir_honours_claude_config_dir(tmp_path: Path) -> None:
-    assert sf.config_dir({}, tmp_path) == tmp_path / ".claude"
-    assert sf.config_dir({"CLAUDE_CONFIG_DIR": str(tmp_path / "cc")}, tmp_path) == tmp_path / "cc"
-    assert sf.config_dir({"CLAUDE_CONFIG_DIR": "  "}, tmp_path) == tmp_path / ".claude"
-    assert sf.user_settings({}, tmp_path) == tmp_path / ".claude" / "settings.json"
+    """Decided once, by `Settings.load` (`claude_dir_from`); setup's user settings file is in it."""
+    from agd_memory.settings import claude_dir_from
+
+    home = {"HOME": str(tmp_path)}
+    assert claude_dir_from(home) == tmp_path / ".claude"
+    assert claude_dir_from({**home, "CLAUDE_CONFIG_DIR": str(tmp_path / "cc")}) == tmp_path / "cc"
+    assert claude_dir_from({**home, "CLAUDE_CONFIG_DIR": "  "}) == tmp_path / ".claude"
 
 
 @pytest.mark.parametrize(

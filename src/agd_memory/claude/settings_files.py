@@ -1,6 +1,6 @@
 """Claude Code's settings files (`settings.json`), read as Claude Code reads them.
 
-Where they are (`config_dir`, honouring `CLAUDE_CONFIG_DIR`), what one holds
+Where they are is `Settings.claude_dir`'s decision (`paths.claude_dir`); what one holds
 (`read`: bounded, FIFO safe, and a file Claude Code could not read either is a
 `problem`, never an exception), and the two things agd-memory asks of one:
 whether the plugin is enabled (`plugin_switches`) and which hook events run
@@ -20,19 +20,6 @@ from agd.files import read_text
 
 SETTINGS_LIMIT = 4 * 1024 * 1024
 """Bytes read of a settings file at most (they are a few KiB)."""
-
-
-def config_dir(environ: Mapping[str, str] = os.environ, home: Path | None = None) -> Path:
-    """Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    given = environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    if given:
-        return Path(given).expanduser()
-    return (home if home is not None else Path.home()) / ".claude"
-
-
-def user_settings(environ: Mapping[str, str] = os.environ, home: Path | None = None) -> Path:
-    """The user's settings file (`<config dir>/settings.json`)."""
-    return config_dir(environ, home) / "settings.json"
 
 
 @dataclass(frozen=True)

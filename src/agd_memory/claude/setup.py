@@ -18,17 +18,19 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from agd import lock
 from agd.atomic import write_atomic
 from agd.files import read_text
 
 from ..errors import UserError
-from ..paths import managed_settings
+from ..paths import claude_dir, managed_settings
 from . import settings_files
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 KEY = "autoMemoryEnabled"
 DISABLE_ENV = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
@@ -37,15 +39,13 @@ SETUP_SCOPES = ("user", "project")
 _TRUE_WORDS = ("1", "true", "yes", "on")
 
 
-def scope_files(
-    project: Path, environ: Mapping[str, str] = os.environ, home: Path | None = None
-) -> list[tuple[str, Path]]:
+def scope_files(project: Path, settings: Settings) -> list[tuple[str, Path]]:
     """(scope, settings file) in Claude Code's precedence, highest first."""
     return [
         ("managed", managed_settings()),
         ("local", project / ".claude" / "settings.local.json"),
         ("project", project / ".claude" / "settings.json"),
-        ("user", settings_files.user_settings(environ, home)),
+        ("user", claude_dir(settings) / "settings.json"),
     ]
 
 
@@ -55,13 +55,12 @@ class State(NamedTuple):
     """Which setting decided, one line (`autoMemoryEnabled: false in ... (user settings)`)."""
 
 
-def state(
-    project: Path, environ: Mapping[str, str] = os.environ, home: Path | None = None
-) -> State:
+def state(project: Path, settings: Settings) -> State:
     """Whether Claude Code's auto memory is on for sessions started in `project`."""
-    if environ.get(DISABLE_ENV, "").strip().lower() in _TRUE_WORDS:
-        return State(False, f"{DISABLE_ENV}={environ[DISABLE_ENV]} in the environment")
-    for scope, path in scope_files(project, environ, home):
+    off = settings.claude_auto_memory_off
+    if off and off.strip().lower() in _TRUE_WORDS:
+        return State(False, f"{DISABLE_ENV}={off} in the environment")
+    for scope, path in scope_files(project, settings):
         value = settings_files.read(path).data.get(KEY)
         if isinstance(value, bool):
             return State(value, f"{KEY}: {json.dumps(value)} in {path} ({scope} settings)")
@@ -86,20 +85,20 @@ class Change(NamedTuple):
         return out
 
 
-def settings_path(scope: str, project: Path, environ: Mapping[str, str] = os.environ) -> Path:
+def settings_path(scope: str, project: Path, settings: Settings) -> Path:
     if scope == "user":
-        return settings_files.user_settings(environ)
+        return claude_dir(settings) / "settings.json"
     if scope == "project":
         return project / ".claude" / "settings.local.json"
     raise UserError(f"unknown scope `{scope}`: use user or project")
 
 
-def plan_off(scope: str, project: Path, environ: Mapping[str, str] = os.environ) -> Change:
+def plan_off(scope: str, project: Path, settings: Settings) -> Change:
     """What switching auto memory off in `scope` would change; reads only."""
-    path = settings_path(scope, project, environ)
+    path = settings_path(scope, project, settings)
     data = _load(path)
     above = []
-    for name, other in scope_files(project, environ):
+    for name, other in scope_files(project, settings):
         if other == path:
             break
         if settings_files.read(other).data.get(KEY) is True:

@@ -41,9 +41,9 @@ def setup(argv: Sequence[str]) -> int:
     args = p.parse_args(list(argv))
     settings = Settings.load()
     project = Path(os.path.abspath(os.path.expanduser(args.cwd or os.getcwd())))
-    now = auto_memory.state(project)
+    now = auto_memory.state(project, settings)
     print(f"Claude Code's auto memory: {'on' if now.enabled else 'off'} ({now.reason})")
-    change = auto_memory.plan_off(args.scope, project)
+    change = auto_memory.plan_off(args.scope, project, settings)
     lines = change.lines()
     if not args.apply and not change.already:
         lines[0] = "would " + lines[0]

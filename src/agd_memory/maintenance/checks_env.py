@@ -425,7 +425,7 @@ def both_memories(settings: Settings, files: list[tuple[str, Path]]) -> list[Fin
     from ..store.memoryfile import MemoryFile
 
     folder = paths.auto_memory_folder(settings)
-    now = auto_memory.state(Path(os.path.abspath(settings.project_cwd or os.getcwd())))
+    now = auto_memory.state(Path(os.path.abspath(settings.project_cwd or os.getcwd())), settings)
     found = automemory.read_folder(folder) if folder.is_dir() else None
     project = next((p for name, p in files if name == "project"), None)
     pending = 0
