@@ -8,7 +8,7 @@ from pathlib import Path
 from agd.parser import parse
 from agd.refs import block_citations
 
-DATA = Path(__file__).parents[1] / "data" / "consolidate"
+DATA = Path(__file__).parents[2] / "data" / "consolidate"
 RECORDED = json.loads((DATA / "recorded.json").read_text())
 
 

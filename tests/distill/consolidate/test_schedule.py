@@ -14,7 +14,7 @@ from agd_memory import paths, store
 from agd_memory.distill import consolidate as cons
 from agd_memory.distill import review
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "distill"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from distill_records import edit_session, wait_for, write_transcript  # noqa: E402
 
 DAY = 86400.0

@@ -9,9 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "distill"))
-
 from distill_records import edit_session, write_transcript  # noqa: E402
 
 from agd_memory import paths, store  # noqa: E402
