@@ -186,3 +186,27 @@ def test_the_launcher_never_imports_from_the_current_folder(tmp_path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in clone.iterdir() if p.suffix == ".ran") == []
+
+
+def test_the_launcher_reads_a_blank_claude_config_dir_as_unset(tmp_path, system_python) -> None:
+    """`CLAUDE_CONFIG_DIR=" "` is no folder: the launcher finds the plugin Claude Code recorded
+    in `~/.claude`, as `Settings.load` does, not in ` /plugins`."""
+    home, config = tmp_path / "home", tmp_path / "home" / ".claude"
+    plugins = config / "plugins"
+    cache = plugins / "cache" / "agd-memory" / "agd-memory"
+    old = copy_plugin(cache / "0.1.0", "0.1.0-old")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    done = subprocess.run(
+        [sys.executable, str(old / "bin" / "agd-memory"), "install-cli", str(folder)],
+        env={**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    moved = tmp_path / "elsewhere"  # the launcher's own copy is gone; only the record says where
+    old.rename(moved)
+    record(plugins, moved)
+    run = shell(f"{folder}/agd-memory --version", home, Path(" "))
+    assert run.returncode == 0 and run.stdout.strip() == "agd-memory 0.1.0-old", run.stderr

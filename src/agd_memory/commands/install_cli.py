@@ -35,8 +35,9 @@ PLUGIN_ROOT = Path(__file__).resolve().parents[3]
 # 97 at once, as in hooks/run), the Python part
 # finds the plugin and runs the plugin's own `bin/<name>` in the same process (`-I`: the
 # current folder, which may be a cloned repository, is never on `sys.path`). It reads
-# `installed_plugins.json` itself, as `settings.installed_plugin_id` does: it runs before
-# the package is found, so it cannot import it.
+# `installed_plugins.json` itself, as `settings.installed_plugin_id` does, and finds Claude
+# Code's config folder by `settings.claude_dir_from`'s rule (a blank CLAUDE_CONFIG_DIR is
+# unset): it runs before the package is found, so it cannot import it.
 _LOCATE = r"""
 import sys
 if sys.version_info < (3, 10):
@@ -44,7 +45,9 @@ if sys.version_info < (3, 10):
 import glob, json, os
 fallback, name = sys.argv[1], sys.argv[2]
 env = os.environ
-config = env.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+config = env.get("CLAUDE_CONFIG_DIR", "").strip()
+config = os.path.expanduser(config) if config else os.path.join(
+    os.path.expanduser(env.get("AGD_MEMORY_HOME") or env.get("HOME") or "~"), ".claude")
 plugins = env.get("CLAUDE_CODE_PLUGIN_CACHE_DIR") or os.path.join(config, "plugins")
 def usable(root):
     return bool(root) and os.path.isfile(os.path.join(root, "bin", name))
