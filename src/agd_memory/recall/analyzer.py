@@ -30,6 +30,20 @@ CONCEPT_PREFIX = 6
 """concept-keys: letters a word must share with a concept's word, beyond the cognate key."""
 
 
+ENDING = 3
+"""concept-keys: the most letters a word of the lists may have beyond the start it shares
+with the prompt word (an inflection's ending; a longer tail builds another word)."""
+
+
+def _inflects(token: str, listed: str) -> bool:
+    """Whether `listed` is `token`'s start plus an ending of at most ENDING letters
+    (`aggiornare` for `aggiorn`, not `actualizar` for `actual`)."""
+    n = 0
+    while n < len(token) and n < len(listed) and token[n] == listed[n]:
+        n += 1
+    return len(listed) - n <= ENDING
+
+
 class Analyzer:
     """Turns text into the tokens and cognate keys one feature set uses, on both sides.
 
@@ -113,12 +127,19 @@ class Analyzer:
     def concept_by_key(self, token: str) -> str | None:
         """concept-keys: the concept of the words sharing `token`'s cognate key and its
         first CONCEPT_PREFIX letters, when they all belong to one (`despliego` -> deploy
-        through `despliegue`; `special` shares only `speci` with `specifica`)."""
+        through `despliegue`; `special` shares only `speci` with `specifica`), and the list's
+        word adds no more than an ending to the start they share: another word built on
+        the prompt word is not its inflection (`actual` is not `actualizar`, `public` not
+        `publication`)."""
         k = self.key(token) if len(token) >= CONCEPT_PREFIX else None
         if k is None:
             return None
         head = token[:CONCEPT_PREFIX]
-        found = {c for w, c in self.concept_keys().get(k, ()) if w[:CONCEPT_PREFIX] == head}
+        found = {
+            c
+            for w, c in self.concept_keys().get(k, ())
+            if w[:CONCEPT_PREFIX] == head and _inflects(token, w)
+        }
         return found.pop() if len(found) == 1 else None
 
     def key_of(self, token: str) -> str | None:

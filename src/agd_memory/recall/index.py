@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from ..store.entry import Entry
 
 _HERE = Path(__file__).parent
-_CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
+_CODE_FILES = (
+    "text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/__init__.py", "lexicon/concepts.txt"
+)  # fmt: skip
 """The files of the recall package that shape every analysis."""
 
 
