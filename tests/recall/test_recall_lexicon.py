@@ -102,6 +102,7 @@ def test_a_word_sharing_four_letters_with_a_word_of_another_language_keeps_its_m
         ("dates", "file"),  # de Datei
         ("rolling", "role"),  # de Rolle
         ("apple", "app"),  # fr appli
+        ("policies", "font"),  # fr polices (no longer listed: English police, policy)
     ]:
         assert an.normalize(word) != an.normalize(other), word
     assert an.normalize("carga") == an.normalize("cargar") == an.normalize("upload")  # listed
@@ -112,6 +113,14 @@ def test_a_word_sharing_four_letters_with_a_word_of_another_language_keeps_its_m
         ("cached", "cache"),
         ("nuevas", "nuevo"),
         ("falla", "fallo"),
+    ]:
+        assert an.normalize(word) == an.normalize(listed), word
+    # inflections that met their concept only by such a coincidence are in the lists
+    for word, listed in [
+        ("spaces", "space"),
+        ("siti", "sito"),
+        ("notti", "notte"),
+        ("tassa", "tax"),
     ]:
         assert an.normalize(word) == an.normalize(listed), word
 

@@ -117,6 +117,14 @@ def test_stem_maps_plurals_together_and_leaves_short_words() -> None:
     assert cognates.stem("v2") == "v2"
 
 
+def test_a_word_ending_in_ss_meets_its_plural_and_past() -> None:
+    # issue 26: `process` lost its last s as if it were a plural, and never met
+    # `processes` or `processed`; `compress` became `compres`, Italian `compresa` (included)
+    for word in ("process", "address", "access", "class", "compress"):
+        assert cognates.stem(word) == cognates.stem(word + "es") == cognates.stem(word + "ed")
+    assert cognates.stem("compresa") != cognates.stem("compress")
+
+
 def test_recency_key_tolerates_missing_and_malformed_dates() -> None:
     assert recency_key("2026-01-31") == 20260131
     assert recency_key(None) == 0

@@ -71,6 +71,8 @@ def stem(token: str) -> str:
     if len(token) <= MIN_STEM or not token.isalpha():
         return token
     for ending in _ENDINGS:
+        if ending == "s" and token.endswith("ss"):
+            break  # not a plural: `process` is the stem of `processes`, `address` of `addresses`
         if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
             token = token[: -len(ending)]
             break
