@@ -17,7 +17,6 @@ rebuilds it (`front.rebuilding_on_corruption`); writing it never fails recall.
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import math
 import os
@@ -242,8 +241,7 @@ class Part:
         """Write this (built) part as a table in the disk cache (and remove the whole-file
         analysis an earlier version kept for the same file, which nothing reads now)."""
         if cache_dir is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(diskcache.cache_path(cache_dir, "recall", name))
+            diskcache.remove(diskcache.cache_path(cache_dir, "recall", name))
         diskcache.write_table(
             cache_dir,
             TABLE_KIND,
