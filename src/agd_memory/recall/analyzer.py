@@ -17,7 +17,8 @@ from .text import Tokenizer
 BLOCK_MIN_LEN = 3
 """Block text always uses 3 as the minimum word length (reference)."""
 
-ISO_MONTH = re.compile(r"\b(?:19|20)\d\d-(0[1-9]|1[0-2])\b")
+ISO_MONTH = r"\b(?:19|20)\d\d-(0[1-9]|1[0-2])\b"
+"""A year and month (`2026-03`); compiled on first use by `re`'s cache."""
 MONTHS = (
     "january", "february", "march", "april", "may", "june",
     "july", "august", "september", "october", "november", "december",
@@ -155,7 +156,7 @@ class Analyzer:
     def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
         words = self.tokenizer(text, min_len)
         if self.dates and "-" in text:
-            words.extend(MONTHS[int(m) - 1] for m in ISO_MONTH.findall(text))
+            words.extend(MONTHS[int(m) - 1] for m in re.findall(ISO_MONTH, text))
         if not self.stemming and not self.synonyms:
             return words
         norm = self.normalize
