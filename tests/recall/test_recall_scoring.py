@@ -131,6 +131,7 @@ def test_y_ies_ied_and_ings_forms_meet() -> None:
     for forms in [
         ("entry", "entries"),
         ("retry", "retries", "retried"),
+        ("apply", "applies", "applied", "applying"),
         ("verify", "verified"),
         ("category", "categories", "categorie"),
         ("series", "serie"),

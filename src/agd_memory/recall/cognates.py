@@ -75,14 +75,14 @@ def stem(token: str) -> str:
         return token
     if token.endswith(("ies", "ied")) and len(token) > MIN_STEM + 1:
         return token[:-2]
-    if token[-1] == "y" and token[-2] not in _VOWELS:
-        return token[:-1] + "i"
     for ending in _ENDINGS:
         if ending == "s" and token.endswith("ss"):
             break  # not a plural: `process` is the stem of `processes`, `address` of `addresses`
         if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
             token = token[: -len(ending)]
             break
+    if token[-1] == "y" and token[-2] not in _VOWELS:  # `entry`, `applying` -> `apply`
+        return token[:-1] + "i"
     if len(token) > MIN_STEM and token[-1] in _VOWELS:
         token = token[:-1]
     return token
