@@ -14,6 +14,7 @@ from recall_helpers import block, write_memory
 
 from agd_memory import diskcache, store
 from agd_memory.recall import cooccurrence, front, index, recall
+from agd_memory.recall.eval import variants
 
 KEY = ("memory", 1)
 
@@ -138,7 +139,7 @@ def test_a_common_words_postings_are_read_best_first_and_bounded(
     assert len(part.posting(shared)) == index.POSTINGS_READ < part.df_of(shared) == n
     # in order of impact: "every" is in every body, and in the desc of the last block only
     (word,) = front.Front(
-        "every", [mf], s, front.analyzer_for([mf], s, frozenset({"tokens"}))
+        "every", [mf], s, variants.analyzer_for([mf], s, frozenset({"tokens"}))
     ).words
     assert part.record(part.posting(word)[0])[0] == "deploy-vps"
 
