@@ -180,10 +180,10 @@ def measure_latency(
             }
             for event, payload in payloads.items():
                 stdin = json.dumps(payload).encode()
-                # this checkout's runner for both (how the interpreter is found and started
-                # is not what is compared); CLAUDE_PLUGIN_ROOT picks the code it runs
+                # each checkout's own runner (how it starts and ends the interpreter is
+                # part of the hook's cost); CLAUDE_PLUGIN_ROOT picks the code it runs
                 runs_of = {
-                    name: (["sh", str(RUNNER), event], _env(home, memory, root))
+                    name: (["sh", str(root / "hooks" / "run"), event], _env(home, memory, root))
                     for name, root in trees
                 }
                 for _ in range(warmup):

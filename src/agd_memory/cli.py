@@ -11,7 +11,6 @@ Nothing leaves as a traceback unless `AGD_MEMORY_DEBUG` is on.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -117,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .errors import UserError
 
     try:
-        func = getattr(importlib.import_module(module_name), func_name)
+        __import__(module_name)  # not importlib's: a hook does not import importlib
+        func = getattr(sys.modules[module_name], func_name)
         return int(func(rest) or 0)
     except UsageError as exc:
         print(f"{exc.usage}\n{exc}", file=sys.stderr)

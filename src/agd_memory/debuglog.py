@@ -14,7 +14,6 @@ from `os.environ` at each call. The data folder's rule lives here (`data_dir_fro
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
@@ -46,8 +45,10 @@ def log(message: str) -> None:
     """Append one line to the debug log (rotated at 256 KiB); echo to stderr in debug mode."""
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n"
     if _on("AGD_RECALL_DEBUG") or _on("AGD_MEMORY_DEBUG"):
-        with contextlib.suppress(Exception):
+        try:  # noqa: SIM105 (no contextlib: 0.6 ms of every hook's start)
             sys.stderr.write(f"[agd-memory] {message}\n")
+        except Exception:
+            pass
     try:
         from agd.files import append
 

@@ -61,8 +61,6 @@ WRITE_SCOPES = ("team", "project", "global")
 MAX_FOLDER_NAME = 200
 """Claude Code truncates longer project-folder names and appends a hash."""
 
-_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
-
 
 # Named tuples, not dataclasses or `typing.NamedTuple`: every hook resolves the layers,
 # and `dataclasses` costs a hook process ~8 ms to import, `typing` 3-5 ms.
@@ -170,7 +168,7 @@ def global_file(settings: Settings) -> tuple[Path, str]:
 
 def claude_folder_name(path: str) -> str:
     """Claude Code's project-folder name: every character outside `A-Za-z0-9` becomes `-`."""
-    return _NOT_ALNUM.sub("-", path)
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
 def legacy_folder_name(path: str) -> str:
@@ -450,7 +448,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 # -- git remote ----------------------------------------------------------------------
 
-_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_SECTION = r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]'
+"""A section line of a git config (compiled on first use, by `re`'s cache: most hooks
+never read one)."""
 
 
 def git_remote(folder: Path) -> str | None:
@@ -498,7 +498,7 @@ def _origin_url(text: str) -> str | None:
         if not line or line[0] in "#;":
             continue
         if line.startswith("["):
-            m = _SECTION.match(line)
+            m = re.match(_SECTION, line)
             section = (m.group(1).lower(), m.group(2)) if m else None
             continue
         if section != ("remote", "origin"):

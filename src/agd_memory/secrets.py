@@ -183,10 +183,19 @@ _REST_OF_LINE = re.compile(
     re.M,
 )
 _LETTERS_OR_HYPHEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-# A YAML tag, then a block scalar indicator ending its line: `password: !vault |`
-# (Ansible's vault-encrypted variable). The tag says how to read the value, which is on the
-# lines below (ciphertext, checked like any other text); it is not the value itself.
-_YAML_TAG_BLOCK = re.compile(r"![A-Za-z_][\w.:/-]*[ \t]+[|>][+-]?[1-9]?[+-]?[ \t]*(?:#.*)?$", re.M)
+# A YAML tag says how to read the value that follows it; it is never the value itself.
+# Followed by a block scalar indicator ending its line (`password: !vault |`, Ansible's
+# vault-encrypted variable), the value is on the lines below (ciphertext, checked like any
+# other text). Followed by a value on its line (`password: !secret wifi_password`, Home
+# Assistant's reference into secrets.yaml; `password: !!str hunter2isMyPw`), that value is
+# judged as the setting's value.
+_YAML_TAG_NAME = r"!!?[A-Za-z_][\w.:/-]*[ \t]+"
+_YAML_BLOCK_INDICATOR = r"[|>][+-]?[1-9]?[+-]?"
+_YAML_TAG = re.compile(rf"{_YAML_TAG_NAME}(?:{_YAML_BLOCK_INDICATOR}[ \t]+)?")
+_YAML_TAG_BLOCK = re.compile(rf"{_YAML_TAG_NAME}{_YAML_BLOCK_INDICATOR}[ \t]*(?:#.*)?$", re.M)
+_YAML_TAGGED_VALUE = re.compile(
+    r"\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s,;\"'`)\]}]+)"
+)
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _CREDENTIAL_WORDS_IN_VALUE = ("pass", "pwd", "secret", "token", "credential")
 _CODE_WORDS = frozenset(
@@ -343,9 +352,15 @@ def find(text: str) -> list[Finding]:
         if (
             group == "bare"
             and low[max(0, start - 16) : start].rstrip(" \t\"'").endswith(":")
-            and _YAML_TAG_BLOCK.match(text, start)
+            and (tag := _YAML_TAG.match(text, start))
         ):
-            continue  # `password: !vault |`: a YAML tag, the value is on the lines below
+            if _YAML_TAG_BLOCK.match(text, start):
+                continue  # `password: !vault |`: the value is on the lines below
+            tagged = _YAML_TAGGED_VALUE.match(text, tag.end())
+            if tagged is None:
+                continue  # a tag and nothing after it on the line
+            group = tagged.lastgroup or "bare"  # `password: !secret name`: the value is `name`
+            start, end = tagged.span(group)
         if group == "bare":
             while end > start and text[end - 1] in ".:":
                 end -= 1  # the end of a sentence: `Password: hunter2.`
@@ -380,6 +395,8 @@ def find(text: str) -> list[Finding]:
                 continue  # a call: `password = read_password(...)`
             if _YAML_TAG_BLOCK.match(text, v.start()):
                 continue  # `password: !vault |`: a tag, the value is below
+            if gap.rstrip(" \t\"'").endswith(":") and _YAML_TAG.match(text, v.start()):
+                continue  # `password: !secret name`: a tag, the value follows it
             if _near_word_secret(value, gap, password=m.group("pw") is not None):
                 add(
                     _near_word_kind(low, m, v), v.start(), v.end(), text[m.start() : m.end()] + " …"

@@ -13,8 +13,6 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-import pytest
-
 from agd_memory.commands.recall import eval_settings
 from agd_memory.recall import engine
 from agd_memory.recall.eval import evaluate
@@ -61,15 +59,12 @@ def test_a_prompt_taught_once_recalls_its_entry_the_next_time_and_no_negative_ga
     assert gained == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an entry that gets its first keys needs a larger share of the prompt "
-    "(engine.KEYED_MIN_MULTI), so keys learned from one prompt lose it for another "
-    "(benchmarks/README.md, issue 26: learned keys)",
-)
 def test_keys_learned_for_an_entry_do_not_lose_it_for_a_prompt_that_found_it_before(
     tmp_path: Path,
 ) -> None:
+    # an entry that got its first keys needed the keyed share of every prompt
+    # (engine.KEYED_MIN_MULTI) even when none of its keys was in it: keys learned from one
+    # prompt lost it for another that matched its desc and body (issue 26)
     shutil.copytree(HERE / "realuse" / "biblioteche", tmp_path / "b")
     settings = eval_settings([])
 

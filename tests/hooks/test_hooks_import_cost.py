@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from hookutil import LAUNCHER, PROJECT_MEMORY, STORED_FACT, load_payload, write_layer
+from hookutil import LAUNCHER, PROJECT_MEMORY, RUNNER, STORED_FACT, load_payload, write_layer
 
 # Runs the launcher as hooks/run does (`-S`), then prints the imported module names on
 # stderr's last line (stdout is the hook's JSON).
@@ -111,3 +111,48 @@ def test_a_prompt_that_injects_loads_the_store_but_not_the_parser(project, hook_
     recall_modules = {m for m in modules if m.startswith("agd_memory.recall")}
     assert recall_modules == RECALL_ON_THE_PROMPT_PATH | {"agd_memory.recall.render"}
     assert "agd.parser" not in modules
+
+
+# A plugin root whose launcher runs the real one, then reports on stderr what the process
+# imported and what `Path.as_uri` gives (`hooks/run` ends the process with `_exit`, so the
+# probe must run inside the launcher it starts).
+RUNNER_PROBE = """\
+import json, sys
+path = {launcher!r}
+code = compile(open(path, "rb").read(), path, "exec")
+try:
+    exec(code, {{"__name__": "__main__", "__file__": path}})
+except SystemExit:
+    pass
+modules = sorted(sys.modules)
+import pathlib
+uri = pathlib.Path("/a b").as_uri()
+sys.stderr.write("\\n" + json.dumps({{"modules": modules, "uri": uri}}) + "\\n")
+"""
+
+
+def test_the_prompt_hook_process_never_imports_urllib(tmp_path, project, hook_env) -> None:
+    # pathlib before Python 3.13 imports urllib.parse and ipaddress for `Path.as_uri`
+    # alone (2.5 ms of every prompt): `hooks/run` loads them only when as_uri is called
+    write_layer(hook_env, project, PROJECT_MEMORY)
+    root = tmp_path / "plugin"
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "agd-memory").write_text(
+        RUNNER_PROBE.format(launcher=str(LAUNCHER)), encoding="utf-8"
+    )
+    env = dict(hook_env, CLAUDE_PLUGIN_ROOT=str(root))
+    payload = json.dumps(load_payload("prompt-english", cwd=str(project), prompt=STORED_FACT))
+    for _ in range(2):  # the first run writes the caches
+        proc = subprocess.run(
+            ["sh", str(RUNNER), "prompt"],
+            input=payload.encode(),
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
+    assert "project-staging-pgbouncer" in proc.stdout.decode()  # the hook did its work
+    probe = json.loads(proc.stderr.decode().strip().splitlines()[-1])
+    assert "pathlib" in probe["modules"]
+    assert not {"urllib.parse", "ipaddress"} & set(probe["modules"])
+    assert probe["uri"] == "file:///a%20b"  # as_uri loads urllib.parse when it is called

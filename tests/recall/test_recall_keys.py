@@ -9,10 +9,11 @@ from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT
 from agd_memory.recall.scoring import Prompt, score_all_bm25
 
+ROUNDING_BODY = "L'IVA si calcola sul totale imponibile per aliquota, non riga per riga."
 ROUNDING = block(
     "bug-iva",
     "IVA arrotondata riga per riga, corretto",
-    "L'IVA si calcola sul totale imponibile per aliquota, non riga per riga.",
+    ROUNDING_BODY,
     keys="vat rounding, cent off, tax total, invoice total, centesimi",
 )
 DEPLOY = block(
@@ -69,6 +70,21 @@ def test_a_keyed_block_must_explain_more_of_the_prompt(memory_file, make_setting
     prompt = "the tax total in a sonnet for the retirement party at the seaside tomorrow"
     assert recall(prompt, [mf], make_settings()).chosen == []
     assert recall("the tax total in a sonnet", [mf], make_settings()).chosen
+
+
+def test_keys_do_not_raise_the_bar_for_a_prompt_that_names_none_of_them(
+    memory_file, make_settings
+) -> None:
+    # issue 26: an entry that got keys (written or learned from use) needed a larger share
+    # of every prompt, so a prompt it answered by the words of its desc and body was lost
+    prompt = (
+        "imponibile per aliquota o riga per riga? il cliente di Torino ha mandato una mail"
+        " arrabbiata stamattina"
+    )
+    plain = block("bug-iva", "IVA arrotondata riga per riga, corretto", ROUNDING_BODY)
+    for name, blocks in [("plain.agd", [plain, DEPLOY]), ("keyed.agd", [ROUNDING, DEPLOY])]:
+        mf = memory_file(blocks, name=name)
+        assert [s.entry.id for s in recall(prompt, [mf], make_settings()).chosen] == ["bug-iva"]
 
 
 def test_ranked_search_matches_keys(memory_file, make_settings) -> None:

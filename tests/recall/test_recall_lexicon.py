@@ -90,3 +90,77 @@ def test_concept_keys_reach_a_block_only_for_words_the_memory_lacks(
     assert [c.entry.id for c in recall(prompt, [mf], make_settings()).chosen] == ["despliegue-ci"]
     off = variants.recall(prompt, [mf], make_settings(), DEFAULT - {"concept-keys"})
     assert off.chosen == []  # "despliego" alone is a word no block has
+
+
+def test_a_word_sharing_four_letters_with_a_word_of_another_language_keeps_its_meaning() -> None:
+    # issue 26: `cargo` (Rust's build tool) reached the upload concept through the stem
+    # `carg` of Spanish `carga`, and every prompt about cargo matched the upload entries
+    an = Analyzer()
+    for word, other in [
+        ("cargo", "upload"),  # es carga
+        ("paste", "folder"),  # pt pasta
+        ("dates", "file"),  # de Datei
+        ("rolling", "role"),  # de Rolle
+        ("apple", "app"),  # fr appli
+        ("apply", "app"),  # fr appli (no longer listed: its stem is English apply's)
+        ("policies", "font"),  # fr polices (no longer listed: English police, policy)
+    ]:
+        assert an.normalize(word) != an.normalize(other), word
+    assert an.normalize("carga") == an.normalize("cargar") == an.normalize("upload")  # listed
+    # a short stem two listed forms share is an inflection the lists vouch for
+    for word, listed in [
+        ("merging", "merge"),
+        ("styling", "style"),
+        ("cached", "cache"),
+        ("nuevas", "nuevo"),
+        ("falla", "fallo"),
+    ]:
+        assert an.normalize(word) == an.normalize(listed), word
+    # inflections that met their concept only by such a coincidence are in the lists
+    for word, listed in [
+        ("spaces", "space"),
+        ("siti", "sito"),
+        ("notti", "notte"),
+        ("tassa", "tax"),
+    ]:
+        assert an.normalize(word) == an.normalize(listed), word
+
+
+def test_a_word_the_lists_build_on_is_not_their_concept_by_cognate_key() -> None:
+    # issue 26: English `actual` took the update concept through Spanish `actualizar`
+    an = Analyzer()
+    for word in ("actual", "actually", "public", "programma", "ordinamento"):
+        assert an.concept_by_key(an.normalize(word)) is None, word
+    # inflections of a listed word still find it
+    for word, listed in [
+        ("aggiorna", "aggiornare"),
+        ("aggiungi", "aggiungere"),
+        ("rinomina", "rinominare"),
+        ("scarica", "scaricare"),
+        ("uploader", "upload"),
+    ]:
+        assert an.concept_by_key(an.normalize(word)) == an.normalize(listed), word
+
+
+def test_a_prompt_about_cargo_or_the_actual_start_does_not_recall_uploads_or_updates(
+    memory_file, make_settings
+) -> None:
+    from agd_memory.recall import recall
+
+    mf = memory_file(
+        [
+            '@x-project desc="photo uploads to B2 retry with backoff" [#uploads]\n'
+            "~~~\nLarge uploads are split in parts; a failed part is retried three times.\n~~~\n",
+            '@x-project desc="the updater checks for a new version once a day" [#updates]\n'
+            "~~~\nUpdates are downloaded in the background and applied at the next start.\n~~~\n",
+        ]
+    )
+    settings = make_settings()
+    for prompt in ("what is cargo?", "what is the actual start time?"):
+        assert recall(prompt, [mf], settings).chosen == [], prompt
+    # the words they were taken for still find their entries, in either language
+    for prompt, expect in [
+        ("cargar fotos a B2", "uploads"),
+        ("aggiorna la versione", "updates"),
+    ]:
+        assert [c.entry.id for c in recall(prompt, [mf], settings).chosen][:1] == [expect], prompt

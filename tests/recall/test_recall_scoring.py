@@ -118,6 +118,33 @@ def test_stem_maps_plurals_together_and_leaves_short_words() -> None:
     assert cognates.stem("v2") == "v2"
 
 
+def test_a_word_ending_in_ss_meets_its_plural_and_past() -> None:
+    # issue 26: `process` lost its last s as if it were a plural, and never met
+    # `processes` or `processed`; `compress` became `compres`, Italian `compresa` (included)
+    for word in ("process", "address", "access", "class", "compress"):
+        assert cognates.stem(word) == cognates.stem(word + "es") == cognates.stem(word + "ed")
+    assert cognates.stem("compresa") != cognates.stem("compress")
+
+
+def test_y_ies_ied_and_ings_forms_meet() -> None:
+    # issue 26: `entry` never met `entries`, `retry` never `retried`, `warning` never
+    # `warnings` (one ending stripped from each left two different stems)
+    for forms in [
+        ("entry", "entries"),
+        ("retry", "retries", "retried"),
+        ("apply", "applies", "applied", "applying"),
+        ("verify", "verified"),
+        ("category", "categories", "categorie"),
+        ("series", "serie"),
+        ("warning", "warnings"),
+        ("setting", "settings"),
+    ]:
+        assert len({cognates.stem(w) for w in forms}) == 1, forms
+    # and words that only look alike stay apart
+    for a, b in [("ready", "read"), ("story", "store"), ("party", "part")]:
+        assert cognates.stem(a) != cognates.stem(b), (a, b)
+
+
 def test_recency_key_tolerates_missing_and_malformed_dates() -> None:
     assert recency_key("2026-01-31") == 20260131
     assert recency_key(None) == 0

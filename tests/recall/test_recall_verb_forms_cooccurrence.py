@@ -110,3 +110,25 @@ def test_cooccurrence_credits_the_prompt_word_but_never_anchors(make_settings) -
     for m in before:
         assert by_id[m.doc.id].score >= m.score
         assert by_id[m.doc.id].anchor_exact == m.anchor_exact
+
+
+def test_a_word_in_many_blocks_stands_for_no_rare_word() -> None:
+    # In a large memory a common word can share a rare word's two blocks far more often
+    # than chance, yet crediting every block that has it would reach a large part of the
+    # memory for each such prompt word (the prompt hook's cost would grow with the memory)
+    from agd_memory.recall.cooccurrence import COOC_MAX_DF, cooccurrence_terms
+
+    common = [
+        entry(f"rink-{i}", desc=f"rink note {i}", body=f"ice surface report {i}")
+        for i in range(COOC_MAX_DF + 1)
+    ]
+    other = [entry(f"other-{i}", desc=f"other topic {i}", body="unrelated") for i in range(90)]
+    rare = [
+        entry("zamboni-a", desc="resurfacing", body="zamboni ice"),
+        entry("zamboni-b", desc="machine", body="zamboni ice"),
+    ]
+    index = _index(common[2:] + other + rare)  # ice in exactly COOC_MAX_DF + 1 blocks
+    assert index.df_of(norm("ice")) == COOC_MAX_DF + 1
+    assert cooccurrence_terms(frozenset({norm("zamboni")}), index) == {}
+    fewer = _index(common[3:] + other + rare)  # one block fewer: ice is rare enough
+    assert cooccurrence_terms(frozenset({norm("zamboni")}), fewer) == {norm("ice"): norm("zamboni")}

@@ -305,10 +305,28 @@ def test_an_ansible_vault_reference_is_not_a_password(text: str):
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
-        ("password: !unsafe S3cr3tXyz9!q", "!unsafe"),  # a tag before a literal: the literal
+        ("password: !unsafe S3cr3tXyz9!q", "S3cr3tXyz9!q"),  # a tag before a literal: the literal
         ("DB_PASSWORD=!hunter2Xy9q", "!hunter2Xy9q"),  # not YAML: `!` starts the password
-        ("password: !vault | hunter2isMyPw99", "!vault"),  # more than a block indicator
+        ("password: !vault | hunter2isMyPw99", "hunter2isMyPw99"),  # a value after the indicator
+        ("password: !!str hunter2isMyPw", "hunter2isMyPw"),  # YAML's own string tag
+        ('password: !!str "correct horse battery"', "correct horse battery"),
     ],
 )
-def test_a_password_that_starts_with_a_bang_is_still_caught(text: str, secret: str):
+def test_a_password_after_a_bang_is_caught_and_redacted(text: str, secret: str):
+    # The finding is the password itself, so redaction hides it (it once hid the tag and
+    # left `S3cr3tXyz9!q` in the text).
     assert [text[f.start : f.end] for f in secrets.find(text)] == [secret]
+    assert secret not in secrets.redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: !secret wifi_password",  # Home Assistant: a name in secrets.yaml
+        "wifi:\n  ssid: home\n  password: !secret wifi_pw\n",
+        "db_password: !env_var DB_PASSWORD",  # ESPHome: an environment variable
+        "password: !ENV ${DB_PASS}",  # pyaml-env
+    ],
+)
+def test_a_yaml_tag_naming_where_the_password_is_kept_is_not_a_password(text: str):
+    assert secrets.find(text) == []

@@ -10,7 +10,6 @@ look a little less used. `last_used` reads at most `MAX_BYTES` plus one compacti
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -81,8 +80,10 @@ def _read(path: Path) -> tuple[float | None, dict[tuple[str, str], int]]:
     last: dict[tuple[str, str], int] = {}
     for line in text.splitlines():
         if line.startswith(SINCE):
-            with contextlib.suppress(ValueError):
+            try:  # noqa: SIM105 (no contextlib: 0.6 ms of every hook's start)
                 since = float(line[len(SINCE) :])
+            except ValueError:
+                pass
             continue
         parts = line.split("\t")
         if len(parts) != 3 or not parts[0].isdigit():

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 BLOCK_MIN_LEN = 3
 """Block text always uses 3 as the minimum word length (reference)."""
 
-ISO_MONTH = re.compile(r"\b(?:19|20)\d\d-(0[1-9]|1[0-2])\b")
+ISO_MONTH = r"\b(?:19|20)\d\d-(0[1-9]|1[0-2])\b"
+"""A year and month (`2026-03`); compiled on first use by `re`'s cache."""
 MONTHS = (
     "january", "february", "march", "april", "may", "june",
     "july", "august", "september", "october", "november", "december",
@@ -34,6 +35,20 @@ which the concept groups carry into the other languages (`febbraio`, `Februar`).
 
 CONCEPT_PREFIX = 6
 """concept-keys: letters a word must share with a concept's word, beyond the cognate key."""
+
+
+ENDING = 3
+"""concept-keys: the most letters a word of the lists may have beyond the start it shares
+with the prompt word (an inflection's ending; a longer tail builds another word)."""
+
+
+def _inflects(token: str, listed: str) -> bool:
+    """Whether `listed` is `token`'s start plus an ending of at most ENDING letters
+    (`aggiornare` for `aggiorn`, not `actualizar` for `actual`)."""
+    n = 0
+    while n < len(token) and n < len(listed) and token[n] == listed[n]:
+        n += 1
+    return len(listed) - n <= ENDING
 
 
 class Analyzer:
@@ -149,12 +164,19 @@ class Analyzer:
     def concept_by_key(self, token: str) -> str | None:
         """concept-keys: the concept of the words sharing `token`'s cognate key and its
         first CONCEPT_PREFIX letters, when they all belong to one (`despliego` -> deploy
-        through `despliegue`; `special` shares only `speci` with `specifica`)."""
+        through `despliegue`; `special` shares only `speci` with `specifica`), and the list's
+        word adds no more than an ending to the start they share: another word built on
+        the prompt word is not its inflection (`actual` is not `actualizar`, `public` not
+        `publication`)."""
         k = self.key(token) if len(token) >= CONCEPT_PREFIX else None
         if k is None:
             return None
         head = token[:CONCEPT_PREFIX]
-        found = {c for w, c in self.concept_keys().get(k, ()) if w[:CONCEPT_PREFIX] == head}
+        found = {
+            c
+            for w, c in self.concept_keys().get(k, ())
+            if w[:CONCEPT_PREFIX] == head and _inflects(token, w)
+        }
         return found.pop() if len(found) == 1 else None
 
     def key_of(self, token: str) -> str | None:
@@ -171,6 +193,6 @@ class Analyzer:
         """`text` as index tokens; an ISO date also gives its month's name (dates)."""
         words = self.tokenizer(text, min_len)
         if "-" in text:
-            words.extend(MONTHS[int(m) - 1] for m in ISO_MONTH.findall(text))
+            words.extend(MONTHS[int(m) - 1] for m in re.findall(ISO_MONTH, text))
         norm = self.normalize
         return [norm(w) for w in words]

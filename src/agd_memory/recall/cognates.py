@@ -57,7 +57,7 @@ def improved_key(token: str) -> str | None:
     return skel[:PREFIX_LEN] if len(skel) >= PREFIX_LEN else None
 
 
-_ENDINGS = ("ing", "ed", "es", "s")
+_ENDINGS = ("ings", "ing", "ed", "es", "s")
 _VOWELS = frozenset("aeiou")
 MIN_STEM = 4
 
@@ -66,14 +66,23 @@ def stem(token: str) -> str:
     """Strip one common ending, keeping at least 4 characters; non-words are left alone.
 
     Language-neutral on purpose: prompts mix languages, so the same rule must map
-    `releases`, `release`, `rilasci` or `fatture`, `fattura` to shared stems.
+    `releases`, `release`, `rilasci` or `fatture`, `fattura` to shared stems. A final
+    `y` after a consonant and the `ies`, `ied` that replace it become `i`, so `entry`,
+    `entries`, `retried` meet each other and `serie`, `category` meet `series`,
+    `categories`.
     """
     if len(token) <= MIN_STEM or not token.isalpha():
         return token
+    if token.endswith(("ies", "ied")) and len(token) > MIN_STEM + 1:
+        return token[:-2]
     for ending in _ENDINGS:
+        if ending == "s" and token.endswith("ss"):
+            break  # not a plural: `process` is the stem of `processes`, `address` of `addresses`
         if token.endswith(ending) and len(token) - len(ending) >= MIN_STEM:
             token = token[: -len(ending)]
             break
+    if token[-1] == "y" and token[-2] not in _VOWELS:  # `entry`, `applying` -> `apply`
+        return token[:-1] + "i"
     if len(token) > MIN_STEM and token[-1] in _VOWELS:
         token = token[:-1]
     return token

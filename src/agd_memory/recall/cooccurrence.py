@@ -62,7 +62,10 @@ def cooccurrence_terms(words: frozenset[str], index: Index) -> dict[str, str]:
         for v, c in joint.items():
             if c < COOC_MIN_JOINT or v in words or v in out:
                 continue
-            pmi = math.log(n * c / (df * max(index.df_of(v), 1)))
+            df_v = index.df_of(v)
+            if df_v > COOC_MAX_DF:
+                continue  # a common word stands for no rare one (and would reach many blocks)
+            pmi = math.log(n * c / (df * max(df_v, 1)))
             if pmi >= COOC_MIN_PMI:
                 scored.append((pmi * c, v))
         for _, v in sorted(scored, reverse=True)[:COOC_TERMS]:

@@ -17,7 +17,6 @@ rebuilds it (`front.rebuilding_on_corruption`); writing it never fails recall.
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import math
 import os
@@ -35,7 +34,9 @@ if TYPE_CHECKING:
     from ..store.entry import Entry
 
 _HERE = Path(__file__).parent
-_CODE_FILES = ("text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/concepts.txt")
+_CODE_FILES = (
+    "text.py", "cognates.py", "analyzer.py", "index.py", "lexicon/__init__.py", "lexicon/concepts.txt"
+)  # fmt: skip
 """The files of the recall package that shape every analysis."""
 
 
@@ -226,8 +227,7 @@ class Part:
         """Write this (built) part as a table in the disk cache (and remove the whole-file
         analysis an earlier version kept for the same file, which nothing reads now)."""
         if cache_dir is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(diskcache.cache_path(cache_dir, "recall", name))
+            diskcache.remove(diskcache.cache_path(cache_dir, "recall", name))
         diskcache.write_table(
             cache_dir,
             TABLE_KIND,

@@ -8,7 +8,8 @@ A synonyms file has one group a line, words separated by commas (`#` starts a co
 Every word of a group, and its stem, is mapped to one concept token (`~` plus the
 first word's stem), on the prompt and on the blocks alike, so `fattura` in a prompt
 matches `invoice` in a block exactly. A line sharing a whole word with an earlier
-line joins that group; a stem two groups share maps to neither (`build_map`). Words that tokenize
+line joins that group; a stem two groups share maps to neither, and a four-letter stem
+only one word has maps nothing else (`build_map`). Words that tokenize
 into more than one token (phrases) are ignored: matching is word by word.
 
 `concepts.txt` beside this file is the built-in list (the `concepts` feature); a
@@ -25,6 +26,8 @@ from pathlib import Path
 BUILTIN = Path(__file__).parent / "concepts.txt"
 CONCEPT_MARK = "~"
 PROJECT_FILE_NAME = ".agd-synonyms"
+SHORT_STEM = 4
+"""A stem this short maps other words only when two words of its group have it (`build_map`)."""
 
 
 def read_groups(path: Path) -> list[list[str]]:
@@ -57,10 +60,14 @@ def build_map(
     group (how a project file extends a built-in group). A stem only maps when one
     group claims it: `testo` (text) and `test` share the stem `test`, `importo`
     (amount) and `import` share `import`; such a stem belongs to neither group, and
-    the whole words keep their own meaning.
+    the whole words keep their own meaning. A stem of SHORT_STEM letters maps only when
+    two words of its group have it (`merge`, `merges` -> `merg` vouch for `merging`):
+    four letters of one word are shared by unrelated words of the other languages
+    (`cargo` is not Spanish `carga`, upload; `paste` not Portuguese `pasta`, folder).
     """
     mapping: dict[str, str] = {}
     stems: dict[str, set[str]] = {}
+    forms: dict[str, set[str]] = {}  # stem -> the list words that have it
     for words in groups:
         normalized = []
         for w in words:
@@ -76,9 +83,13 @@ def build_map(
             mapping.setdefault(t, concept)
             if stem is not None:
                 stems.setdefault(stem(t), set()).add(mapping[t])
+                forms.setdefault(stem(t), set()).add(t)
     for s, concepts in stems.items():
-        if s not in mapping and len(concepts) == 1:
-            mapping[s] = next(iter(concepts))
+        if s in mapping or len(concepts) != 1:
+            continue
+        if len(s) <= SHORT_STEM and len(forms[s]) < 2:
+            continue  # four letters of one word: `cargo` is not `carga`
+        mapping[s] = next(iter(concepts))
     return mapping
 
 
