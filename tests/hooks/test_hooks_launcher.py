@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookutil import REPO, RUNNER, run_hook
+from hookutil import PROJECT_MEMORY, REPO, RUNNER, STORED_FACT, run_hook, write_layer
 
 PLUGIN_ROOT_MARKER = "${CLAUDE_PLUGIN_ROOT}"
 
@@ -142,6 +142,30 @@ def test_real_launcher_through_runner_fails_open_without_memory(project, hook_en
         "session-start", payload, dict(hook_env, CLAUDE_PLUGIN_ROOT=str(REPO)), via=RUNNER
     )
     assert (proc.returncode, proc.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("module", ["json", "re", "pathlib"])
+def test_a_module_in_the_project_folder_is_never_run(project, hook_env, module) -> None:
+    # Claude Code runs hooks in the project, which may be a cloned repository: a `json.py`
+    # at its root must not replace the standard library's (`-c` puts the folder first)
+    write_layer(hook_env, project, PROJECT_MEMORY)
+    ran = project / "ran"
+    (project / f"{module}.py").write_text(
+        f"open({str(ran)!r}, 'w').close()\nraise SystemExit(0)\n", encoding="utf-8"
+    )
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": STORED_FACT, "cwd": str(project)}
+    import subprocess
+
+    proc = subprocess.run(
+        ["sh", str(RUNNER), "prompt"],
+        input=json.dumps(payload).encode(),
+        env=dict(hook_env, CLAUDE_PLUGIN_ROOT=str(REPO)),
+        cwd=project,
+        capture_output=True,
+        timeout=60,
+    )
+    assert not ran.exists()
+    assert b"project-staging-pgbouncer" in proc.stdout  # the hook did its work
 
 
 # -- hooks.json ---------------------------------------------------------------------------
