@@ -66,7 +66,10 @@ def warm(tmp_path: Path, make_settings):
     cache_dir = Path(s.data_dir) / "cache"
     shutil.rmtree(cache_dir, ignore_errors=True)
     cold = _answers(path, s)
-    files = {p: p.read_bytes() for p in sorted(cache_dir.glob("*.cache"))}
+    # the stopword lists' cache is written by a process's first prompt only (then kept in
+    # process): whether it is here depends on the tests run before this one
+    found = sorted(p for p in cache_dir.glob("*.cache") if not p.name.startswith("stopwords-"))
+    files = {p: p.read_bytes() for p in found}
     assert {p.name.split("-")[0] for p in files} == {"entries", "recall", "synonyms"}
     assert _answers(path, s) == cold  # served from the cache, same answers
     return path, s, cold, files

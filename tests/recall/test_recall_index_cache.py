@@ -43,7 +43,10 @@ def test_disk_cache_is_written_and_gives_the_same_answer(tmp_path, make_settings
         layer="project",
     )
     first = recall(PROMPT, [mf], s)
-    assert len(cache_files(s)) == 2  # the file's analysis, and the synonym map
+    # the file's analysis and the synonym map (and the stopword lists, when this process
+    # had not read them yet)
+    kinds = {p.name.rsplit("-", 1)[0] for p in cache_files(s)}
+    assert kinds - {"stopwords"} == {"recall-index", "synonyms"}
     fresh_process()
     second = recall(PROMPT, [mf], s)
     assert (
@@ -150,3 +153,42 @@ def test_entries_rebuilt_from_the_cache_equal_the_stores(tmp_path, make_settings
     assert first.chosen and second.chosen
     assert second.chosen[0].entry == first.chosen[0].entry
     assert type(second.chosen[0].entry) is store.Entry
+
+
+def test_editing_any_module_that_shapes_the_analysis_invalidates_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # issue 26: the synonym map is built by lexicon/__init__.py (`build_map`), which was
+    # not in the code stamp: changing how it maps words left analyses built the old way
+    import shutil
+
+    from agd_memory.recall import analyzer, index
+
+    copy = tmp_path / "recall"
+    shutil.copytree(Path(index.__file__).parent, copy)
+    monkeypatch.setattr(index, "_HERE", copy)
+    for module in (analyzer, analyzer.lexicon, analyzer.cognates, index):
+        name = Path(module.__file__).relative_to(Path(index.__file__).parent).as_posix()
+        before = index.code_stamp()
+        (copy / name).write_text((copy / name).read_text() + "\n# edited\n")
+        assert index.code_stamp() != before, name
+
+
+def test_editing_the_evaluations_analysis_steps_changes_its_analyses_key(
+    tmp_path: Path, monkeypatch, make_settings
+) -> None:
+    """The evaluation's `VariantAnalyzer` replaces analysis steps in `eval/variants.py`,
+    outside the code stamp's files: its signature (the disk cache's key) follows that file,
+    so an edited step never measures analyses built the old way."""
+    import shutil
+
+    from agd_memory.recall.eval import variants
+    from agd_memory.recall.eval.features import REFERENCE
+
+    copy = tmp_path / "variants.py"
+    shutil.copy(variants.__file__, copy)
+    monkeypatch.setattr(variants, "__file__", str(copy))
+    settings = make_settings()
+    before = variants.analyzer_for([], settings, REFERENCE).signature
+    copy.write_text(copy.read_text() + "\n# edited\n")
+    assert variants.analyzer_for([], settings, REFERENCE).signature != before

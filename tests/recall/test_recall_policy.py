@@ -7,14 +7,15 @@ from recall_helpers import entry
 from agd_memory.recall import policy
 from agd_memory.recall.eval.features import REFERENCE
 from agd_memory.recall.eval.reference import score_all
+from agd_memory.recall.eval.variants import VariantAnalyzer
 from agd_memory.recall.policy import Gates, Ranking, fit_budget, rank, should_skip
-from agd_memory.recall.scoring import Analyzer, Index, Prompt
+from agd_memory.recall.scoring import Index, Prompt
 
 NO_FLOORS = Ranking(top_k=10, min_score=0.0, min_score_ratio=0.0)
 
 
 def ranked(entries, words, ranking=NO_FLOORS, fuzzy=False):
-    an = Analyzer(REFERENCE)
+    an = VariantAnalyzer(REFERENCE)
     idx = Index(entries, an)
     return [
         m.doc.entry.id for m in rank(score_all(idx, Prompt.build(words, an, fuzzy=fuzzy)), ranking)

@@ -9,7 +9,8 @@ from recall_helpers import entry
 from agd_memory.recall import cognates
 from agd_memory.recall.eval.features import REFERENCE
 from agd_memory.recall.eval.reference import score_all, score_doc
-from agd_memory.recall.scoring import Analyzer, Index, Prompt, recency_key
+from agd_memory.recall.eval.variants import VariantAnalyzer
+from agd_memory.recall.scoring import Index, Prompt, recency_key
 
 
 def uniform_weight(_: str) -> float:
@@ -18,7 +19,7 @@ def uniform_weight(_: str) -> float:
 
 def one(e, words):
     """The reference score of one entry, with uniform weights (no IDF)."""
-    analyzer = Analyzer(REFERENCE)
+    analyzer = VariantAnalyzer(REFERENCE)
     index = Index([e], analyzer)
     return score_doc(index.docs[0], Prompt.build(words, analyzer, fuzzy=False), uniform_weight).score
 
@@ -45,7 +46,7 @@ def test_no_overlap_scores_zero() -> None:
 
 
 def _index(entries):
-    return Index(entries, Analyzer(REFERENCE))
+    return Index(entries, VariantAnalyzer(REFERENCE))
 
 
 def test_rare_token_outweighs_common_and_idf_is_at_least_1() -> None:
@@ -81,7 +82,7 @@ def test_unknown_word_weighs_1() -> None:
 
 
 def _score(e, words, fuzzy):
-    an = Analyzer(REFERENCE)
+    an = VariantAnalyzer(REFERENCE)
     idx = Index([e], an)
     return score_doc(idx.docs[0], Prompt.build(words, an, fuzzy=fuzzy), uniform_weight)
 

@@ -6,6 +6,7 @@ from recall_helpers import FILLER, entry, ids
 
 from agd_memory.recall.analyzer import Analyzer
 from agd_memory.recall.eval.features import DEFAULT
+from agd_memory.recall.eval.variants import VariantAnalyzer
 from agd_memory.recall.front import prompt_words
 from agd_memory.recall.text import builtin_stopwords
 
@@ -46,7 +47,7 @@ def test_verb_forms_leave_only_the_topic_words(make_settings) -> None:
     prompt = "come facciamo adesso i backup del database?"
     assert len(prompt_words(prompt, analyzer, settings)) == 2
     without = DEFAULT - {"verb-forms"}
-    assert len(prompt_words(prompt, Analyzer(without), settings)) == 3
+    assert len(prompt_words(prompt, VariantAnalyzer(without), settings)) == 3
 
 
 def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
@@ -59,7 +60,7 @@ def test_a_verb_form_no_longer_dilutes_coverage(make_settings) -> None:
 def _index(entries, features=DEFAULT):
     from agd_memory.recall.index import Index
 
-    return Index(entries, Analyzer(features))
+    return Index(entries, VariantAnalyzer(features))
 
 
 COOC = [

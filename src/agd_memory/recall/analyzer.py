@@ -8,11 +8,17 @@ memoised per distinct word, because words repeat across thousands of blocks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import cognates, lexicon
-from .text import Tokenizer
+from .text import BUILTIN_LANGS, improved_tokens, prompt_langs, stopwords
+
+TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
+if TYPE_CHECKING:
+    from ..settings import Settings
+    from ..store.entry import Entry
+    from .index import Doc
 
 BLOCK_MIN_LEN = 3
 """Block text always uses 3 as the minimum word length (reference)."""
@@ -46,36 +52,30 @@ def _inflects(token: str, listed: str) -> bool:
 
 
 class Analyzer:
-    """Turns text into the tokens and cognate keys one feature set uses, on both sides.
+    """Turns text into index tokens and cognate keys, the same way on both sides.
 
-    Pipeline per word: tokenizer -> (stem) -> (synonym concept). The prompt side
-    removes stopwords between the tokenizer and the stemmer (`front.prompt_words`).
+    Pipeline per word: tokenizer -> stem -> synonym concept. The prompt side removes
+    its stopwords between the tokenizer and the stemmer (`prompt_stopwords`). Each step
+    is an attribute or a method, so the evaluation measures the reference algorithm and
+    each change over it with a subclass that replaces some of them
+    (`recall/eval/variants.VariantAnalyzer`); the hook and search run this class as it is.
     """
 
-    __slots__ = (
-        "features", "tokenizer", "stemming", "dates", "key", "synonyms", "_norm", "_keys",
-        "signature", "_concept_keys",
-    )  # fmt: skip
+    __slots__ = ("synonyms", "_norm", "_keys", "signature", "_concept_keys")
+
+    tokenizer = staticmethod(improved_tokens)
+    stem = staticmethod(cognates.stem)
+    key = staticmethod(cognates.improved_key)
 
     def __init__(
         self,
-        features: frozenset[str] | None = None,
         synonyms_file: Path | None = None,
         *,
         synonyms_map: dict[str, str] | None = None,
         concept_keys: dict[str, list[tuple[str, str]]] | None = None,
     ) -> None:
-        self.features = features
-        """None: the measured analysis (every step on); a set: an evaluation variant
-        (`recall.eval.features`) with only those steps."""
         self.signature: tuple = ()
         """What the disk caches key this analyzer by (set by `front.analyzer_for`)."""
-        self.tokenizer = Tokenizer(improved=self.uses("tokens"))
-        self.stemming = self.uses("stem")
-        self.dates = self.uses("dates")
-        self.key: Callable[[str], str | None] = (
-            cognates.improved_key if self.uses("cognates") else cognates.reference_key
-        )
         self.synonyms: dict[str, str] = {}
         self._norm: dict[str, str] = {}
         self._keys: dict[str, str | None] = {}
@@ -83,18 +83,54 @@ class Analyzer:
         if synonyms_map is not None:  # built earlier (the engine caches it on disk)
             self.synonyms = synonyms_map
             return
-        groups: list[list[str]] = []
-        if self.uses("concepts"):
-            groups.extend(list(g) for g in lexicon.builtin_groups())
+        groups = [list(g) for g in lexicon.builtin_groups()]
         if synonyms_file is not None:
             groups.extend(lexicon.read_groups(synonyms_file))
-        if groups:
-            stem = cognates.stem if self.stemming else None
-            self.synonyms = lexicon.build_map(groups, self._words, stem)
+        self.synonyms = lexicon.build_map(groups, self._words, self.stem)
 
-    def uses(self, step: str) -> bool:
-        """Whether this analysis has the measured step `step` (every one, unless a variant)."""
-        return self.features is None or step in self.features
+    def prompt_stopwords(self, words: Sequence[str], settings: Settings) -> frozenset[str]:
+        """The stopwords for a prompt of these tokenizer `words`: those of the configured
+        languages, else of the languages it is written in (all-langs), with request verbs,
+        verb forms and frame words, accent-folded."""
+        langs = settings.recall_langs
+        langs = prompt_langs(words, BUILTIN_LANGS, folded=True) if langs is None else langs
+        return stopwords(
+            tuple(langs),
+            settings.recall_stopwords_file,
+            request_verbs=True,
+            folded=True,
+            verbs=True,
+            frame=True,
+        )
+
+    def kind_tokens(self, kind: str) -> tuple[str, ...]:
+        """no-kind: the kind is not a scored field (a prompt saying `project` lifts no
+        block); the reference scored it."""
+        return ()
+
+    def key_phrases(self, entry: Entry) -> tuple[tuple[str, ...], ...]:
+        """keys: the `keys` attribute (`keys="a, b c"`: search terms written with the
+        block), each key as its tokens."""
+        value = entry.attrs.get("keys")
+        if not isinstance(value, str):
+            return ()
+        phrases = (tuple(dict.fromkeys(self.tokens(key))) for key in value.split(","))
+        return tuple(dict.fromkeys(p for p in phrases if p))
+
+    def idf_over(self, recallable: Callable[[Entry], bool]) -> Callable[[Entry], bool] | None:
+        """idf-recallable: IDF counts the entries recall can return (None: every block)."""
+        return recallable
+
+    def key_cognates(self, doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
+        """key-cognates: key word -> the prompt word it is a cognate of (`ridimensionare`
+        for `ridimensioniamo`): keys are written in dictionary form, prompts inflect.
+        `keys`: prompt word -> its cognate key."""
+        out: dict[str, str] = {}
+        for word, key in keys.items():
+            for t in doc.tokens_with_key(key) if key is not None else ():
+                if t in doc.keys_set:
+                    out.setdefault(t, word)
+        return out
 
     def _words(self, text: str) -> list[str]:
         return self.tokenizer(text, 2)
@@ -104,7 +140,7 @@ class Analyzer:
         has one (the whole word first), else its stem."""
         done = self._norm.get(word)
         if done is None:
-            stemmed = cognates.stem(word) if self.stemming else word
+            stemmed = self.stem(word)
             if self.synonyms:
                 done = self.synonyms.get(word) or self.synonyms.get(stemmed) or stemmed
             else:
@@ -154,10 +190,9 @@ class Analyzer:
             return k
 
     def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
+        """`text` as index tokens; an ISO date also gives its month's name (dates)."""
         words = self.tokenizer(text, min_len)
-        if self.dates and "-" in text:
+        if "-" in text:
             words.extend(MONTHS[int(m) - 1] for m in re.findall(ISO_MONTH, text))
-        if not self.stemming and not self.synonyms:
-            return words
         norm = self.normalize
         return [norm(w) for w in words]

@@ -19,7 +19,6 @@ from .analyzer import Analyzer
 from .cooccurrence import unknown_to_concepts
 from .index import Index, Part, code_stamp, is_memory, is_superseded
 from .scoring import Prompt
-from .text import BUILTIN_LANGS, stopwords
 
 TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing`
 if TYPE_CHECKING:
@@ -29,8 +28,6 @@ if TYPE_CHECKING:
     from ..store.entry import Entry
 else:
     Protocol = object  # a structural type for the type checker only
-
-DEFAULT_LANGS = ("en",)
 
 
 class MemorySource(Protocol):
@@ -49,57 +46,12 @@ class MemorySource(Protocol):
     def entries(self) -> list[Entry]: ...
 
 
-def langs_of(settings: Settings) -> tuple[str, ...]:
-    """The stopword languages: the setting when given (even empty), else every built-in
-    one (each prompt then uses those it is written in, `prompt_langs`)."""
-    return BUILTIN_LANGS if settings.recall_langs is None else tuple(settings.recall_langs)
-
-
 def prompt_words(prompt: str, analyzer: Analyzer, settings: Settings) -> list[str]:
     """Content words of the prompt, in order, duplicates kept (the min-words gate counts
     them): the analyzer's tokens minus the stopwords of the prompt's languages."""
     words = analyzer.tokenizer(prompt, max(int(settings.recall_min_word_len), 1))
-    stop = prompt_stopwords(words, analyzer, settings)
+    stop = analyzer.prompt_stopwords(words, settings)
     return [analyzer.normalize(w) for w in words if w not in stop]
-
-
-def prompt_stopwords(
-    words: Sequence[str], analyzer: Analyzer, settings: Settings
-) -> frozenset[str]:
-    """The stopwords for a prompt of these tokenizer `words`: those of the configured
-    languages, else of the languages it is written in (all-langs), else English."""
-    langs: tuple[str, ...]
-    if settings.recall_langs is not None:  # configured, even empty
-        langs = tuple(settings.recall_langs)
-    elif analyzer.uses("all-langs"):
-        langs = prompt_langs(words, BUILTIN_LANGS, folded=analyzer.uses("tokens"))
-    else:
-        langs = DEFAULT_LANGS
-    return stopwords(
-        langs,
-        settings.recall_stopwords_file,
-        request_verbs=analyzer.uses("request-verbs"),
-        folded=analyzer.uses("tokens"),
-        verbs=analyzer.uses("verb-forms"),
-        frame=analyzer.uses("frame-words"),
-    )
-
-
-def prompt_langs(words: Sequence[str], langs: Sequence[str], *, folded: bool) -> tuple[str, ...]:
-    """The languages a prompt is written in, judged by its function words.
-
-    With every built-in list applied at once, French `comment` or German `bin`, `war`
-    would vanish from English prompts; so only the languages with at least half as many
-    function words in the prompt as the best one are used (English when none has any).
-    """
-    hits = {}
-    for lang in langs:
-        stop = stopwords((lang,), None, folded=folded)
-        hits[lang] = sum(1 for w in words if w in stop)
-    best = max(hits.values(), default=0)
-    if best == 0:
-        return tuple(lang for lang in langs if lang in DEFAULT_LANGS) or tuple(langs[:1])
-    return tuple(lang for lang in langs if hits[lang] * 2 >= best)
 
 
 def synonyms_file(files: Sequence[MemorySource], settings: Settings) -> Path | None:
@@ -115,41 +67,39 @@ def synonyms_file(files: Sequence[MemorySource], settings: Settings) -> Path | N
     return None
 
 
-def analyzer_for(
-    files: Sequence[MemorySource], settings: Settings, features: frozenset[str] | None = None
-) -> Analyzer:
-    """The analyzer for these files (cached: the synonym map costs a few milliseconds).
-    `features` is for the evaluation's variants; None is the measured analysis."""
+def synonyms_source(files: Sequence[MemorySource], settings: Settings) -> tuple[Path | None, tuple]:
+    """The synonyms file for these files and what identifies its version (path, size,
+    mtime): None and () when there is none (or it cannot be read)."""
     path = synonyms_file(files, settings)
-    switches = None if features is None else tuple(sorted(features))
-    sig: tuple = (switches, None)
     if path is not None:
         try:
             st = path.stat()
-            sig = (switches, str(path), st.st_size, st.st_mtime_ns)
+            return path, (str(path), st.st_size, st.st_mtime_ns)
         except OSError:
-            path = None
+            pass
+    return None, ()
+
+
+def analyzer_for(files: Sequence[MemorySource], settings: Settings) -> Analyzer:
+    """The analyzer for these files (cached: the synonym map costs a few milliseconds)."""
+    path, sig = synonyms_source(files, settings)
     cached = _ANALYZERS.get(sig)
     if cached is None:
-        cached = _ANALYZERS[sig] = _load_analyzer(features, path, sig, cache_dir(settings))
+        cached = _ANALYZERS[sig] = _load_analyzer(path, sig, cache_dir(settings))
         cached.signature = sig
     return cached
 
 
-def _load_analyzer(
-    features: frozenset[str] | None, path: Path | None, sig: tuple, folder: Path | None
-) -> Analyzer:
+def _load_analyzer(path: Path | None, sig: tuple, folder: Path | None) -> Analyzer:
     """An analyzer whose synonym map comes from the disk cache when it is still valid
     (building it costs more than the rest of a prompt on a small memory)."""
-    if features is not None and "concepts" not in features and path is None:
-        return Analyzer(features)
     key = (code_stamp(), sig)
     cached = diskcache.read(folder, "synonyms", sig, key)
     if isinstance(cached, tuple) and len(cached) == 2:
         synonyms, concept_keys = cached
         if isinstance(synonyms, dict) and isinstance(concept_keys, dict):
-            return Analyzer(features, path, synonyms_map=synonyms, concept_keys=concept_keys)
-    analyzer = Analyzer(features, path)
+            return Analyzer(path, synonyms_map=synonyms, concept_keys=concept_keys)
+    analyzer = Analyzer(path)
     diskcache.write(folder, "synonyms", sig, key, (analyzer.synonyms, analyzer.concept_keys()))
     return analyzer
 
@@ -170,7 +120,7 @@ def _part(mf: MemorySource, settings: Settings, analyzer: Analyzer) -> Part | No
     def recallable(entry: Entry) -> bool:
         return is_memory(entry) and not (skip_superseded and is_superseded(entry))
 
-    idf_over = recallable if analyzer.uses("idf-recallable") else None
+    idf_over = analyzer.idf_over(recallable)
     source = diskcache.file_key(mf.path) if mf.path is not None else None
     key = name = None
     if source is not None:
@@ -247,7 +197,7 @@ class Front:
         text.load_builtin_lists(cache_dir(settings))
         self.analyzer = analyzer or analyzer_for(self.files, settings)
         tokens = self.analyzer.tokenizer(query, max(int(settings.recall_min_word_len), 1))
-        self.stop = prompt_stopwords(tokens, self.analyzer, settings)
+        self.stop = self.analyzer.prompt_stopwords(tokens, settings)
         """The stopwords of the query's languages (its clauses use the same, `words_of`)."""
         self.words = [self.analyzer.normalize(w) for w in tokens if w not in self.stop]
         self._index: Index | None = None

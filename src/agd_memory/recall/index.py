@@ -3,7 +3,7 @@
 A hook is a fresh process per prompt. Analysing 10,000 blocks (tokenize, stem, map
 synonyms, cognate keys) takes seconds in Python, so each file's analysis is saved in
 the disk cache as a table (`diskcache.write_table`) keyed by the file's identity (path,
-size, mtime, inode, ctime), the analyzer (features, synonyms file) and the code that
+size, mtime, inode, ctime), the analyzer (its synonyms file; an evaluation variant's steps) and the code that
 shapes an analysis. A prompt reads, piece by piece and each piece verified, the
 postings of its own words and cognate keys and the records of the blocks it scores;
 the entries it injects are rebuilt from their rows (an array of their own, read only for
@@ -83,16 +83,6 @@ def is_memory(entry: Entry) -> bool:
     return entry.kind.startswith("x-")
 
 
-def key_phrases(entry: Entry, analyzer: Analyzer) -> tuple[tuple[str, ...], ...]:
-    """The `keys` attribute (`keys="a, b c"`: search terms written with the block), each
-    key as its tokens."""
-    value = entry.attrs.get("keys")
-    if not isinstance(value, str):
-        return ()
-    phrases = (tuple(dict.fromkeys(analyzer.tokens(key))) for key in value.split(","))
-    return tuple(dict.fromkeys(p for p in phrases if p))
-
-
 def recency_key(updated: object) -> int:
     """The first 8 digits of `updated` as a number (20260131); undated or malformed gives 0."""
     if not isinstance(updated, str):
@@ -105,14 +95,10 @@ def analyse(entry: Entry, analyzer: Analyzer) -> Record:
     from ..store.entry import ROW_WIDTH  # the store only on a cache miss: hooks read the cache
 
     kind = entry.kind or ""
-    # the kind is a field of the reference score; "no-kind" drops it (`project`,
-    # `feedback` in a prompt then stop lifting every block of that kind)
-    kind_tokens = (
-        () if analyzer.uses("no-kind") else tuple(analyzer.tokens(kind.replace("x-", " ")))
-    )
+    kind_tokens = analyzer.kind_tokens(kind)
     body_text = entry.body or ""
     body = analyzer.tokens(body_text)
-    keys = key_phrases(entry, analyzer) if analyzer.uses("keys") else ()
+    keys = analyzer.key_phrases(entry)
     return (
         str(entry.id),
         kind,

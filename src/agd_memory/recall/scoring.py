@@ -112,17 +112,6 @@ anchored "a regex for an email address" to a block about the wording of the inte
 With key-cognates a key word may also be met by a cognate (same spelling skeleton prefix)."""
 
 
-def key_cognates(doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
-    """key-cognates: key word -> the prompt word it is a cognate of (`ridimensionare` for
-    `ridimensioniamo`): keys are written in dictionary form, prompts inflect."""
-    out: dict[str, str] = {}
-    for word, key in keys.items():
-        for t in doc.tokens_with_key(key) if key is not None else ():
-            if t in doc.keys_set:
-                out.setdefault(t, word)
-    return out
-
-
 def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
     """BM25F over id, desc and body; cognate-only occurrences count half."""
     keys = prompt.keys
@@ -135,7 +124,7 @@ def score_bm25(doc: Doc, prompt: Prompt, index: Index) -> Match:
     # matched by "email" alone); the words of the keys matched are the prompt's key hits
     in_keys: set[str] = set()
     if doc.keys_set:
-        cog = key_cognates(doc, keys) if keys and index.analyzer.uses("key-cognates") else {}
+        cog = index.analyzer.key_cognates(doc, keys) if keys else {}
         if cog or not doc.keys_set.isdisjoint(prompt.words):
             for phrase in doc.key_phrases:
                 hits = [t if t in prompt.words else cog.get(t) for t in phrase]

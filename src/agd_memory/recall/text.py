@@ -5,7 +5,7 @@ of digits and drops tokens shorter than a minimum length. That splits `foo_bar2`
 into `foo`, `bar`, `2`, drops `v2`, `s3`, `404`, reads `InspectionCard` as one word
 and cannot segment Chinese or Japanese at all.
 
-The improved tokenizer (`Tokenizer(improved=True)`):
+The improved tokenizer (`improved_tokens`, recall's; the reference is the evaluation's baseline):
 - splits identifiers: snake_case and kebab on the separator, camelCase and
   PascalCase on the case change, and also keeps the whole identifier, so
   `InspectionCard` gives `inspectioncard`, `inspection`, `card`;
@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +46,7 @@ URL_SCHEME = r"\b[A-Za-z][A-Za-z0-9+.-]*://"
 
 STOPWORDS_DIR = Path(__file__).parent / "stopwords"
 BUILTIN_LANGS = ("en", "it", "es", "fr", "de", "pt")
+DEFAULT_LANGS = ("en",)
 
 
 def fold(word: str) -> str:
@@ -122,20 +124,6 @@ def _keep(token: str, min_len: int) -> bool:
     # letters mixed with digits (`v2`, `s3`) are names, not noise; a decimal digit is what
     # the regular expression `\d` matches
     return len(token) >= 2 and any(ch.isdecimal() for ch in token)
-
-
-class Tokenizer:
-    """One tokenizer for the prompt and the blocks (the block side always uses length 3)."""
-
-    __slots__ = ("improved",)
-
-    def __init__(self, *, improved: bool) -> None:
-        self.improved = improved
-
-    def __call__(self, text: str, min_len: int = 3) -> list[str]:
-        if self.improved:
-            return improved_tokens(text, min_len)
-        return reference_tokens(text, min_len)
 
 
 WORD_FILE_LIMIT = 4 * 1024 * 1024
@@ -282,3 +270,20 @@ def _builtin_union(
             lang, request_verbs=request_verbs, verbs=verbs, frame=frame, folded=folded
         )
     return frozenset(words)
+
+
+def prompt_langs(words: Sequence[str], langs: Sequence[str], *, folded: bool) -> tuple[str, ...]:
+    """The languages a prompt is written in, judged by its function words.
+
+    With every built-in list applied at once, French `comment` or German `bin`, `war`
+    would vanish from English prompts; so only the languages with at least half as many
+    function words in the prompt as the best one are used (English when none has any).
+    """
+    hits = {}
+    for lang in langs:
+        stop = stopwords((lang,), None, folded=folded)
+        hits[lang] = sum(1 for w in words if w in stop)
+    best = max(hits.values(), default=0)
+    if best == 0:
+        return tuple(lang for lang in langs if lang in DEFAULT_LANGS) or tuple(langs[:1])
+    return tuple(lang for lang in langs if hits[lang] * 2 >= best)

@@ -4,27 +4,115 @@ every step between it and what the hook runs. Only the evaluation runs this.
 `recall(prompt, files, settings, features)` with `features.DEFAULT` gives what
 `engine.recall` gives (tests/eval holds them equal on every case of the dev set); `features.REFERENCE`
 is the reference algorithm of agd-memory-plugin §5.4. Each step is the engine's own,
-called or left out by its switch, so a measured change exists in one place.
+called or left out by its switch, so a measured change exists in one place. The steps of
+the analysis (tokenizer, stemmer, cognate keys, stopwords, the fields indexed) are the
+runtime `Analyzer`'s, replaced by `VariantAnalyzer` where a variant leaves one out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import engine, policy
+from .. import cognates, engine, lexicon, policy
+from ..analyzer import Analyzer
 from ..cooccurrence import cooccurrence_matches
 from ..engine import RecallResult
-from ..front import Front, MemorySource, analyzer_for, select_files
+from ..front import Front, MemorySource, select_files, synonyms_source
 from ..scoring import Match, score_all_bm25, score_bm25
+from ..text import BUILTIN_LANGS, DEFAULT_LANGS, prompt_langs, reference_tokens, stopwords
 from . import features as feature_set
 from . import reference
 
 if TYPE_CHECKING:
     from ...settings import Settings
+    from ...store.entry import Entry
+    from ..index import Doc
 
 COVERAGE_MIN = 0.25
 """coverage without coverage-multi: the share of the prompt's IDF mass a block must match."""
+
+
+class VariantAnalyzer(Analyzer):
+    """The analyzer with only the steps in `features` (`features.DEFAULT`: all of them,
+    the runtime analysis; `features.REFERENCE`: the reference's)."""
+
+    def __init__(self, features: frozenset[str], synonyms_file: Path | None = None) -> None:
+        self.features = features
+        if "tokens" not in features:
+            self.tokenizer = reference_tokens
+        if "stem" not in features:
+            self.stem = _unchanged
+        if "cognates" not in features:
+            self.key = cognates.reference_key
+        groups = [list(g) for g in lexicon.builtin_groups()] if "concepts" in features else []
+        if synonyms_file is not None:
+            groups.extend(lexicon.read_groups(synonyms_file))
+        stem = self.stem if "stem" in features else None
+        synonyms = lexicon.build_map(groups, self._words, stem) if groups else {}
+        super().__init__(synonyms_map=synonyms)
+
+    def uses(self, step: str) -> bool:
+        return step in self.features
+
+    def tokens(self, text: str, min_len: int = 3) -> list[str]:
+        if self.uses("dates"):
+            return super().tokens(text, min_len)
+        norm = self.normalize
+        return [norm(w) for w in self.tokenizer(text, min_len)]
+
+    def prompt_stopwords(self, words: Sequence[str], settings: Settings) -> frozenset[str]:
+        if settings.recall_langs is not None:
+            langs = tuple(settings.recall_langs)
+        elif self.uses("all-langs"):
+            langs = prompt_langs(words, BUILTIN_LANGS, folded=self.uses("tokens"))
+        else:
+            langs = DEFAULT_LANGS
+        return stopwords(
+            langs,
+            settings.recall_stopwords_file,
+            request_verbs=self.uses("request-verbs"),
+            folded=self.uses("tokens"),
+            verbs=self.uses("verb-forms"),
+            frame=self.uses("frame-words"),
+        )
+
+    def kind_tokens(self, kind: str) -> tuple[str, ...]:
+        return () if self.uses("no-kind") else tuple(self.tokens(kind.replace("x-", " ")))
+
+    def key_phrases(self, entry: Entry) -> tuple[tuple[str, ...], ...]:
+        return super().key_phrases(entry) if self.uses("keys") else ()
+
+    def idf_over(self, recallable: Callable[[Entry], bool]) -> Callable[[Entry], bool] | None:
+        return recallable if self.uses("idf-recallable") else None
+
+    def key_cognates(self, doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
+        return super().key_cognates(doc, keys) if self.uses("key-cognates") else {}
+
+
+def _unchanged(word: str) -> str:
+    return word
+
+
+_VARIANTS: dict[tuple, VariantAnalyzer] = {}
+
+
+def analyzer_for(
+    files: Sequence[MemorySource], settings: Settings, features: frozenset[str]
+) -> VariantAnalyzer:
+    """The variant analyzer for these files (cached in process, as `front.analyzer_for`).
+    Its signature, which keys the analyses in the disk cache, holds this module's size and
+    mtime: the steps it replaces are written here, outside `index.code_stamp`'s files."""
+    path, source = synonyms_source(files, settings)
+    st = os.stat(__file__)
+    sig = ("variant", st.st_size, st.st_mtime_ns, tuple(sorted(features)), *source)
+    cached = _VARIANTS.get(sig)
+    if cached is None:
+        cached = _VARIANTS[sig] = VariantAnalyzer(features, path)
+        cached.signature = sig
+    return cached
 
 
 def recall(
