@@ -279,6 +279,36 @@ class Table:
         return self._arrays[name][1]
 
 
+class TableMap:
+    """One map of a table as a read-only mapping: `get`, `in`, `len`, truthiness. A key is
+    read (and verified) from the file on first use and remembered; `items()` reads the
+    whole map. A piece that does not verify raises Corrupt, as the table does."""
+
+    __slots__ = ("_table", "_name", "_size", "_memo")
+
+    def __init__(self, table: Table, name: str, size: int) -> None:
+        self._table = table
+        self._name = name
+        self._size = size
+        self._memo: dict[str, object] = {}
+
+    def get(self, key: str, default: object = None) -> object:
+        try:
+            value = self._memo[key]
+        except KeyError:
+            value = self._memo[key] = self._table.get(self._name, key)
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __len__(self) -> int:
+        return self._size
+
+    def items(self):
+        return self._table.items(self._name)
+
+
 def read_table(cache_dir: Path | None, kind: str, name: object, key: object) -> Table | None:
     """The table stored for `key`, open and its header verified, or None: missing, stale,
     foreign, corrupt or too big (as `read`)."""

@@ -85,6 +85,7 @@ DEPLOY_PROMPT = "how do we deploy to the vps with the shared words?"
 def _recalled_cold(tmp_path: Path, make_settings):
     """A 1,500-block memory, DEPLOY_PROMPT recalled once (the table written), then a fresh
     process: (settings, the file, what the cold run recalled)."""
+    _fresh_process()  # an earlier test's analyzer would spare this run writing its cache
     s = make_settings()
     mf = store.MemoryFile(_big_memory(tmp_path, 1500), layer="project", settings=s)
     cold = recall(DEPLOY_PROMPT, [mf], s)
@@ -159,3 +160,44 @@ def test_the_whole_file_analysis_of_an_earlier_version_is_removed(
     recall("deploy every release", [mf], s)
     assert not old.exists()
     assert list(cache_dir.glob("recall-index-*.cache"))
+
+
+def test_a_prompt_reads_the_concepts_of_its_own_words_not_the_whole_synonym_map(
+    tmp_path: Path, make_settings
+) -> None:
+    # the synonym map (a few thousand words and concept keys) is a table too: a prompt
+    # looks up its own words (and their stems), not the whole map (0.7 ms of a prompt)
+    s, mf, cold = _recalled_cold(tmp_path, make_settings)
+    warm = recall(DEPLOY_PROMPT, [mf], s)
+    assert [c.entry.id for c in warm.chosen] == [c.entry.id for c in cold.chosen]
+    (analyzer,) = front._ANALYZERS.values()
+    synonyms = analyzer.synonyms
+    assert isinstance(synonyms, diskcache.TableMap)
+    assert len(synonyms) > 1000
+    assert 0 < len(synonyms._memo) <= 2 * len(DEPLOY_PROMPT.split())
+
+
+def test_a_damaged_synonym_map_is_rebuilt_and_recall_still_answers(
+    tmp_path: Path, make_settings, monkeypatch
+) -> None:
+    s, mf, cold = _recalled_cold(tmp_path, make_settings)
+    dropped: list[Path] = []
+    drop = diskcache.Corrupt.drop
+
+    def spy(exc: diskcache.Corrupt) -> None:
+        dropped.append(Path(exc.path))
+        drop(exc)
+
+    monkeypatch.setattr(diskcache.Corrupt, "drop", spy)
+    (path,) = (Path(s.data_dir) / "cache").glob("synonyms-*")
+    data = bytearray(path.read_bytes())
+    for i in range(len(data) // 4, len(data)):  # every slot and blob past the header
+        data[i] ^= 0x55
+    path.write_bytes(bytes(data))
+    warm = recall(DEPLOY_PROMPT, [mf], s)
+    assert dropped == [path]  # a word's lookup found the damage
+    assert [c.entry.id for c in warm.chosen] == [c.entry.id for c in cold.chosen]
+    _fresh_process()  # the file recall wrote again is read as a table
+    again = recall(DEPLOY_PROMPT, [mf], s)
+    assert [c.entry.id for c in again.chosen] == [c.entry.id for c in cold.chosen]
+    assert isinstance(front._ANALYZERS[()].synonyms, diskcache.TableMap)  # rewritten whole
