@@ -296,6 +296,101 @@ def list_project_files(settings: Settings) -> list[Path]:
         return []
 
 
+def project_folder(settings: Settings, memory: Path) -> Path | None:
+    """The working folder whose project layer is `memory`: the current one (or
+    `AGD_MEMORY_PROJECT_CWD`) when it resolves to `memory`; else, for a file in Claude
+    Code's projects folder, a session's `cwd` in that project folder's transcripts or a
+    folder its name spells under Claude Code's naming, when that folder resolves back to
+    `memory`. None when no folder does (the viewer shows every project's memory)."""
+    try:
+        if _same_file(_project_layer(settings, None).path, memory):
+            return Path(os.path.abspath(_working_folder(settings, None)[0]))
+    except (OSError, UserError):
+        pass
+    folder = memory.parent.parent  # <projects>/<name>/memory/memory.agd
+    if memory.name != MEMORY_FILE_IN_FOLDER.name or memory.parent.name != "memory":
+        return None
+    if not _same_file(folder.parent, projects_dir(settings)):
+        return None
+    anywhere = settings.replace(project_cwd=None)
+    for candidate in (*_transcript_cwds(folder), *_spelled(folder.name)):
+        try:
+            if _same_file(_project_layer(anywhere, candidate, own_file=False).path, memory):
+                return Path(candidate)
+        except (OSError, UserError):
+            continue
+    return None
+
+
+TRANSCRIPT_HEAD = 64 * 1024
+"""What is read of a transcript to find the session's `cwd` (its first records hold it)."""
+
+
+def _transcript_cwds(folder: Path) -> list[str]:
+    """The `cwd` of the newest sessions Claude Code recorded in a project folder."""
+    try:
+        newest = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return []
+    found: dict[str, None] = {}
+    for transcript in newest[:3]:
+        for line in _head(transcript, TRANSCRIPT_HEAD).decode("utf-8", "replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            cwd = record.get("cwd") if isinstance(record, dict) else None
+            if isinstance(cwd, str) and os.path.isabs(cwd):
+                found[cwd] = None
+                break
+    return list(found)
+
+
+def _head(path: Path, limit: int) -> bytes:
+    """The first `limit` bytes of a regular file (b"" for anything else: FIFO-safe)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+SPELLED_DIRS = 200
+"""The most folders `_spelled` lists on its way down."""
+
+
+def _spelled(name: str) -> list[str]:
+    """The folders Claude Code's naming turns into `name` (every character outside
+    `A-Za-z0-9`, `/` included, became `-`): a walk down from `/` into the entries whose
+    names fit the rest of `name`, listing at most SPELLED_DIRS folders."""
+    if not name.startswith("-"):
+        return []
+    found: list[str] = []
+    todo = [("/", name[1:])]
+    listed = 0
+    while todo and listed < SPELLED_DIRS:
+        parent, rest = todo.pop()
+        listed += 1
+        try:
+            entries = [e for e in os.scandir(parent) if e.is_dir()]
+        except OSError:
+            continue
+        for entry in entries:
+            spelled = claude_folder_name(entry.name)
+            if spelled == rest:
+                found.append(os.path.join(parent, entry.name))
+            elif rest.startswith(spelled + "-"):
+                todo.append((os.path.join(parent, entry.name), rest[len(spelled) + 1 :]))
+    return found
+
+
 # -- the project layer ---------------------------------------------------------------
 
 

@@ -86,6 +86,18 @@ def test_outside_a_repository_nothing_is_recorded(env, monkeypatch):
     assert "code" not in mf.entry("e").attrs
 
 
+def test_with_agd_memory_project_cwd_the_record_is_that_projects(env, repo, monkeypatch):
+    """`AGD_MEMORY_PROJECT_CWD` names the project the layers are resolved for; the code its
+    entries cite is looked up in that project's repository, not the shell's folder."""
+    monkeypatch.chdir(env.project("elsewhere"))
+    monkeypatch.setenv("AGD_MEMORY_PROJECT_CWD", str(repo.root))
+    entry = save(env, repo, "e", "Invoices are drawn by render_invoice() in src/billing/pdf.py.")
+    assert [c.label for c in cit.parse_record(entry.attrs.get("code"))] == [
+        "src/billing/pdf.py",
+        "render_invoice()",
+    ]
+
+
 def test_the_fingerprint_samples_non_trivial_lines_and_ignores_indentation():
     lines = ["def f(x):", "    return x + 1  # add one", "}", ""]
     fp = cit.fingerprint(lines)

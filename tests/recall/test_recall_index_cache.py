@@ -172,3 +172,23 @@ def test_editing_any_module_that_shapes_the_analysis_invalidates_it(
         before = index.code_stamp()
         (copy / name).write_text((copy / name).read_text() + "\n# edited\n")
         assert index.code_stamp() != before, name
+
+
+def test_editing_the_evaluations_analysis_steps_changes_its_analyses_key(
+    tmp_path: Path, monkeypatch, make_settings
+) -> None:
+    """The evaluation's `VariantAnalyzer` replaces analysis steps in `eval/variants.py`,
+    outside the code stamp's files: its signature (the disk cache's key) follows that file,
+    so an edited step never measures analyses built the old way."""
+    import shutil
+
+    from agd_memory.recall.eval import variants
+    from agd_memory.recall.eval.features import REFERENCE
+
+    copy = tmp_path / "variants.py"
+    shutil.copy(variants.__file__, copy)
+    monkeypatch.setattr(variants, "__file__", str(copy))
+    settings = make_settings()
+    before = variants.analyzer_for([], settings, REFERENCE).signature
+    copy.write_text(copy.read_text() + "\n# edited\n")
+    assert variants.analyzer_for([], settings, REFERENCE).signature != before

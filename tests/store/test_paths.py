@@ -405,3 +405,31 @@ def test_a_subfolders_own_existing_memory_is_still_used(tmp_path: Path):
     own = _make_memory(home, paths.claude_folder_name(str(sub)))
     layers = paths.resolve(_settings(home, sub))
     assert layers.project.path == own and "existing memory" in layers.project.reason
+
+
+def test_a_project_memory_file_leads_back_to_its_working_folder(tmp_path: Path, monkeypatch):
+    """`project_folder`: the folder whose project layer a memory file is (the viewer edits
+    every project's memory, and records code citations in that project's repository)."""
+    tmp_path = Path(os.path.realpath(tmp_path))
+    home, repo, other = tmp_path / "home", tmp_path / "my.shop", tmp_path / "other"
+    (repo / "src").mkdir(parents=True)
+    other.mkdir()
+    _real_git(tmp_path, "init", "-q", cwd=repo)
+    memory = _make_memory(home, paths.claude_folder_name(str(repo)))
+    monkeypatch.chdir(other)
+    settings = _settings(home)
+    # no transcript: the folder its name spells (`.` and `/` both became `-`)
+    assert paths.project_folder(settings, memory) == repo
+    # a transcript names the session's folder, a subfolder of the repository
+    transcript = memory.parent.parent / "session-1.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "summary"}) + "\n" + json.dumps({"cwd": str(repo / "src")}) + "\n"
+    )
+    assert paths.project_folder(settings, memory) == repo / "src"
+    # a transcript naming a folder of another project is not believed
+    transcript.write_text(json.dumps({"cwd": str(other)}) + "\n")
+    assert paths.project_folder(settings, memory) == repo
+    # the current folder's (or AGD_MEMORY_PROJECT_CWD's) own memory: that folder
+    assert paths.project_folder(_settings(home, repo / "src"), memory) == repo / "src"
+    # a file that is no project's memory
+    assert paths.project_folder(settings, tmp_path / "loose.agd") is None

@@ -223,3 +223,46 @@ def test_a_viewer_edit_records_the_code_its_body_cites(server, home, key, tmp_pa
     status, body = post(server, "/api/entry", edit, token=page_token(server))
     assert status == 200, body
     assert str(_mf(home).entry("decision-invoices").attrs["code"]).startswith("src/counter.py ")
+
+
+def _git_repo(folder, files: dict[str, str]):
+    import subprocess
+
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    return folder
+
+
+def test_an_edit_of_another_projects_memory_records_code_in_that_projects_repository(
+    serve, home, tmp_path, monkeypatch
+):
+    """The viewer shows every project. An entry of a project other than the one it runs in
+    gets its `code=` record from that project's repository, as a save there would: not from
+    the viewer's current folder, where the cited file is another one, or none."""
+    import os
+
+    from agd_memory import paths
+
+    shop = _git_repo(tmp_path / "shop", {"src/counter.py": "def next_number():\n    return 1\n"})
+    elsewhere = _git_repo(tmp_path / "elsewhere", {"src/counter.py": "COUNTER = 'not this'\n"})
+    key = paths.claude_folder_name(os.path.realpath(shop))
+    memory = home.root / ".claude" / "projects" / key / "memory" / "memory.agd"
+    memory.parent.mkdir(parents=True)
+    store.MemoryFile(memory, settings=home.settings).save(
+        "x-decision", "counter-rule", "One counter per year.", desc="invoice numbers"
+    )
+    monkeypatch.chdir(elsewhere)  # the folder the viewer runs in: another repository
+    server = serve(home)
+    edit = {"project": key, "layer": "project", "action": "save", "id": "counter-rule",
+            "body": "The counter lives in src/counter.py, next_number().",
+            "version": version(server, key, "counter-rule")}  # fmt: skip
+    status, body = post(server, "/api/entry", edit, token=page_token(server))
+    assert status == 200, body
+    saved = store.MemoryFile(memory, settings=home.settings).entry("counter-rule")
+    monkeypatch.chdir(shop)  # the same text saved in the project itself
+    in_shop = store.MemoryFile(tmp_path / "in-shop.agd", settings=home.settings)
+    in_shop.save("x-decision", "counter-rule", edit["body"], desc="invoice numbers")
+    assert saved.attrs["code"] == in_shop.entry("counter-rule").attrs["code"]
+    assert "next_number() src/counter.py" in saved.attrs["code"]

@@ -405,7 +405,7 @@ def import_facts(mf: MemoryFile, facts: list[Fact]) -> tuple[ImportPlan, Path | 
                 doc,
                 entry,
                 today=today,
-                code=code_record(mf.path, mf.layer, entry.desc, entry.body),
+                code=code_record(mf.path, mf.layer, entry.desc, entry.body, mf.project),
                 created=created,
                 updated=fact.updated or created,
                 known=known,

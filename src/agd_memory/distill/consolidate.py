@@ -350,12 +350,14 @@ def change_document(
     *,
     path: Path | None = None,
     layer: str = "project",
+    project: Path | None = None,
 ) -> tuple[Document, list[str]]:
     """A new Document with the plan's changes (the given one is not modified) and a line
     per change made or skipped. A change is skipped when one of its entries is gone or
     differs from what the model was shown. A new desc or body passes the store's entry
     check for `layer` (`SaveRejected`: nothing is written), and a new body gets the
-    `code=` record of what it cites in `path`'s repository (none without a `path`)."""
+    `code=` record of what it cites in `path`'s repository (none without a `path`;
+    `project`: the working folder of `path`'s project, None for the current one)."""
     work = Document(list(doc.blocks))
     blocks = work.blocks
     index = {b.id: i for i, b in enumerate(blocks) if b.id}
@@ -399,7 +401,9 @@ def change_document(
                     edit(change.id, desc=checked.desc or "")
                 if change.body and b.content_type == FENCED:
                     desc = checked.desc or str_attr(b.attrs, "desc")
-                    code = write.code_record(path, layer, desc, checked.body) if path else ""
+                    code = (
+                        write.code_record(path, layer, desc, checked.body, project) if path else ""
+                    )
                     write.replace_body(work, change.id, checked.body, code=code)
             others = ", ".join("#" + i for i in change.others)
             if change.op == "merge":
@@ -463,7 +467,9 @@ def apply(mf: MemoryFile, plan: Plan, today: str) -> tuple[list[str], Path | Non
     is now; returns the lines of `change_document` and the backup."""
 
     def change(doc: Document) -> list[str]:
-        new, said = change_document(doc, plan, today, path=mf.path, layer=mf.layer)
+        new, said = change_document(
+            doc, plan, today, path=mf.path, layer=mf.layer, project=mf.project
+        )
         doc.blocks[:] = new.blocks
         return said
 

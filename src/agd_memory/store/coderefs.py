@@ -259,10 +259,11 @@ def record(text: str, root: Path | None) -> str:
     return format_record(extract(text, Repository(root)))
 
 
-def root_for(memory: Path, layer: str) -> Path | None:
+def root_for(memory: Path, layer: str, project: Path | None = None) -> Path | None:
     """The repository an entry of `memory` cites code in: the team file's own repository,
-    else the one holding the current folder (the project's, for a hook, the MCP server
-    and the distiller, which run there)."""
+    else the one holding `project`, the working folder of the memory's project (the
+    viewer, which shows every project, passes it), else the one holding the current
+    folder (the project's, for a hook, the MCP server and the distiller, which run there)."""
     import os
 
     from ..paths import repo_root
@@ -270,6 +271,6 @@ def root_for(memory: Path, layer: str) -> Path | None:
     if layer == "team":
         return repo_root(Path(os.path.abspath(memory)).parent)
     try:
-        return repo_root(Path.cwd())
+        return repo_root(Path(os.path.abspath(project)) if project is not None else Path.cwd())
     except OSError:
         return None

@@ -92,10 +92,17 @@ class MemoryFile:
         *,
         layer: str = "project",
         settings: Settings | None = None,
+        project: str | os.PathLike[str] | None = None,
     ) -> None:
         self.path = Path(path)
         self.layer = layer
         self.settings = settings if settings is not None else Settings()
+        folder = project if project is not None else self.settings.project_cwd
+        self.project = Path(os.path.expanduser(folder)) if folder else None
+        """The working folder of the project this memory belongs to, whose repository a
+        project or global entry's code citations are recorded against (`code=`): given by
+        a caller that edits another project's memory (the viewer), else
+        `AGD_MEMORY_PROJECT_CWD`; None: the current folder."""
 
     def __repr__(self) -> str:
         return f"MemoryFile({str(self.path)!r}, layer={self.layer!r})"
@@ -342,7 +349,7 @@ class MemoryFile:
             allow_secrets=allow_secrets,
         )
         today = rules.today(self.settings)
-        code = write.code_record(self.path, self.layer, entry.desc, entry.body)
+        code = write.code_record(self.path, self.layer, entry.desc, entry.body, self.project)
 
         def change(doc: Document) -> SaveResult:
             put = write.put(doc, entry, today=today, code=code)

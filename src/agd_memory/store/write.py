@@ -139,11 +139,14 @@ def check_block(
     )
 
 
-def code_record(file: Path, layer: str, desc: str | None, body: str) -> str:
-    """The `code=` value of an entry with this text in `file` of `layer` ("" for none)."""
+def code_record(
+    file: Path, layer: str, desc: str | None, body: str, project: Path | None = None
+) -> str:
+    """The `code=` value of an entry with this text in `file` of `layer` ("" for none);
+    `project`: the working folder of the file's project (None: the current folder)."""
     from . import coderefs
 
-    return coderefs.record(f"{desc or ''}\n{body}", coderefs.root_for(file, layer))
+    return coderefs.record(f"{desc or ''}\n{body}", coderefs.root_for(file, layer, project))
 
 
 def put(

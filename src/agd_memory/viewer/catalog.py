@@ -154,6 +154,13 @@ class Catalog:
                 return [*team, ("project", project.path), ("global", self.global_path)]
         return None
 
+    def project_folder(self, memory: Path) -> Path:
+        """The working folder of the project whose memory is `memory` (`paths.project_folder`),
+        so an edit records code citations against that project's repository, as a save
+        there would, whichever folder the viewer runs in. When it cannot be found, the
+        memory's own folder: as for a team file, the repository holding the file, if any."""
+        return paths.project_folder(self.settings, memory) or memory.parent
+
     def _team(self) -> list[tuple[str, Path]]:
         team = self.team_path
         if team is None or _stat(team) is None or _same_file(team, self.launch_path):

@@ -38,7 +38,8 @@ def _file(catalog: Catalog, data: Request) -> store.MemoryFile:
         raise BlockNotFound(unknown_project(key))
     for name, path in layers:
         if name == layer:
-            return store.MemoryFile(path, layer=name, settings=catalog.settings)
+            project = catalog.project_folder(path) if name == "project" else None
+            return store.MemoryFile(path, layer=name, settings=catalog.settings, project=project)
     raise BlockNotFound(f"no {layer!r} layer for this project")
 
 

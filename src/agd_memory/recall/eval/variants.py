@@ -11,6 +11,7 @@ runtime `Analyzer`'s, replaced by `VariantAnalyzer` where a variant leaves one o
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,9 +102,12 @@ _VARIANTS: dict[tuple, VariantAnalyzer] = {}
 def analyzer_for(
     files: Sequence[MemorySource], settings: Settings, features: frozenset[str]
 ) -> VariantAnalyzer:
-    """The variant analyzer for these files (cached in process, as `front.analyzer_for`)."""
+    """The variant analyzer for these files (cached in process, as `front.analyzer_for`).
+    Its signature, which keys the analyses in the disk cache, holds this module's size and
+    mtime: the steps it replaces are written here, outside `index.code_stamp`'s files."""
     path, source = synonyms_source(files, settings)
-    sig = ("variant", tuple(sorted(features)), *source)
+    st = os.stat(__file__)
+    sig = ("variant", st.st_size, st.st_mtime_ns, tuple(sorted(features)), *source)
     cached = _VARIANTS.get(sig)
     if cached is None:
         cached = _VARIANTS[sig] = VariantAnalyzer(features, path)
