@@ -5,9 +5,10 @@ draws the same examples on every run, so a green run here is a green run there, 
 failure is reproducible. Exploration with fresh random examples happens on developer
 machines, where a failing example is saved and replayed by hypothesis's database.
 
-`env` (an isolated home and data folder) and `fake_claude` (the scripted fake `claude` of
-`distill/fake_claude.py` on PATH) serve `distill/` and `maintenance/`; `store/` has an
-`env` fixture of its own, which wins there.
+`env` (an isolated home and data folder, set in the process's environment) serves every
+folder: the hook tests' `hook_env` is it as a hook process gets it; `store/`'s `env_vars` is
+the same kind of isolation as a dict, for `Settings.load` and subprocesses. `fake_claude`
+(the scripted fake `claude` of `distill/fake_claude.py` on PATH) builds on `env`.
 """
 
 from __future__ import annotations

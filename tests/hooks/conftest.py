@@ -12,24 +12,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture
-def hook_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """A clean environment: no AGD_*/CLAUDE_* from the developer, HOME and data folder in tmp."""
-    for key in list(os.environ):
-        if key.startswith(("AGD_", "CLAUDE")):
-            monkeypatch.delenv(key)
-    home = tmp_path / "home"
-    data = tmp_path / "plugin-data"
-    home.mkdir()
-    data.mkdir()
-    # The MCP launcher has found the SDK in this interpreter: SessionStart starts no install.
-    (data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
-    # A user past their first session (test_first_session.py covers the first one).
-    (data / "first-session-told").touch()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
-    monkeypatch.setenv("AGD_MEMORY_TODAY", "2026-11-30")
-    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "0")  # SessionStart starts no keys run
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+def hook_env(env) -> dict[str, str]:
+    """The suite's isolated home and data folder (`env`) as a hook process gets them, for a
+    user past their first session (test_first_session.py covers the first one) whose MCP
+    launcher found the SDK in this interpreter (SessionStart starts no install)."""
+    env.data.mkdir(parents=True, exist_ok=True)
+    (env.data / "venv-not-needed").write_text(sys.executable + "\n", encoding="utf-8")
+    (env.data / "first-session-told").touch()
     return dict(os.environ)
 
 

@@ -33,17 +33,3 @@ def run(capsys):
         return status, out, err
 
     return go
-
-
-@pytest.fixture
-def isolated_home(tmp_path: Path, monkeypatch):
-    """A fake home: AGD_MEMORY_HOME and the data folder point into tmp_path."""
-    home = tmp_path / "home"
-    home.mkdir()
-    for var in ("AGD_MEMORY_FILE", "AGD_MEMORY_GLOBAL_FILE", "AGD_MEMORY_PROJECT_CWD"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("AGD_MEMORY_HOME", str(home))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("AGD_DISTILL_KEYS_EVERY_S", "0")  # no background keys run per save
-    return home

@@ -18,18 +18,18 @@ def _memory(path: Path, *ids: str) -> Path:
 
 
 def test_merge_apply_refreshes_the_cache_in_the_data_folder(
-    tmp_path: Path, isolated_home: Path, run
+    tmp_path: Path, env, run
 ) -> None:
     source = _memory(tmp_path / "old.agd", "alpha")
     dest = _memory(tmp_path / "memory.agd", "beta")
     status, out, err = run("merge", source, dest, "--apply")
     assert status == 0, err
     assert list((tmp_path / "data" / "cache").iterdir())  # CLAUDE_PLUGIN_DATA's cache
-    assert not (isolated_home / ".local").exists()  # not the default data folder
+    assert not (env.home / ".local").exists()  # not the default data folder
 
 
 def test_migrate_apply_refreshes_the_cache_in_the_data_folder(
-    tmp_path: Path, isolated_home: Path, run
+    tmp_path: Path, env, run
 ) -> None:
     memory = _memory(tmp_path / "memory.agd", "alpha")
     memory.write_text(
@@ -41,4 +41,4 @@ def test_migrate_apply_refreshes_the_cache_in_the_data_folder(
     assert status == 0, err
     assert "refs=" in memory.read_text(encoding="utf-8")  # the citation was lifted
     assert list((tmp_path / "data" / "cache").iterdir())
-    assert not (isolated_home / ".local").exists()
+    assert not (env.home / ".local").exists()

@@ -176,12 +176,12 @@ def test_apply_waits_for_the_store_lock(fixture_copy, run):
 
 
 def test_default_targets_are_every_project_file_and_the_global_one(
-    isolated_home, fixture_copy, run
+    env, fixture_copy, run
 ):
-    projects = isolated_home / ".claude" / "projects"
+    projects = env.home / ".claude" / "projects"
     a = projects / "-home-u-app" / "memory" / "memory.agd"
     b = projects / "-home-u-lib" / "memory" / "memory.agd"
-    g = isolated_home / ".claude" / "memory" / "global.agd"
+    g = env.home / ".claude" / "memory" / "global.agd"
     for target, name in ((a, "old-project.agd"), (b, "global-old.agd"), (g, "global-old.agd")):
         target.parent.mkdir(parents=True)
         target.write_text(fixture_copy(name).read_text())
@@ -195,7 +195,7 @@ def test_default_targets_are_every_project_file_and_the_global_one(
     assert out.splitlines()[-1].startswith("would add 8 edges across 7 blocks in 3 of 3 files")
 
 
-def test_no_memory_files(isolated_home, run):
+def test_no_memory_files(env, run):
     status, out, _ = run("migrate", "lifecycle")
     assert status == 0
     assert out.startswith("no memory files found")
@@ -218,7 +218,7 @@ def test_space_separated_refs_are_rewritten_with_commas(tmp_path, run):
 
 
 def test_default_targets_include_a_forced_project_file(
-    isolated_home, fixture_copy, run, monkeypatch
+    env, fixture_copy, run, monkeypatch
 ):
     forced = fixture_copy("global-old.agd", "elsewhere/memory.agd")
     monkeypatch.setenv("AGD_MEMORY_FILE", str(forced))

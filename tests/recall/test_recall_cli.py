@@ -16,18 +16,9 @@ SEARCH_KEYS = {"id", "kind", "layer", "desc", "score", "excerpt"}
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for var in ("AGD_RECALL_LANGS", "AGD_RECALL_STOPWORDS_FILE", "AGD_RECALL_DISABLED"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))  # the config file's folder
-    return tmp_path
-
-
-@pytest.fixture
-def memory(env: Path) -> Path:
+def memory(env) -> Path:
     return write_memory(
-        env / "memory.agd",
+        env.root / "memory.agd",
         [
             block(
                 "deploy-vps", "deploy on the VPS with the release script", "Run scripts/deploy.sh."
@@ -89,8 +80,8 @@ def test_search_has_no_gates(capsys, memory: Path) -> None:
     assert [h["id"] for h in json.loads(out)] == ["backup-restic"]
 
 
-def test_missing_file_is_one_line_error(capsys, env: Path) -> None:
-    rc, _, err = run(capsys, "search", "x", "--file", str(env / "nope.agd"))
+def test_missing_file_is_one_line_error(capsys, env) -> None:
+    rc, _, err = run(capsys, "search", "x", "--file", str(env.root / "nope.agd"))
     assert rc == 1
     assert err.startswith("agd-memory: ") and "nope.agd" in err and err.count("\n") == 1
 
@@ -100,8 +91,8 @@ def test_bad_limit_is_a_user_error(capsys, memory: Path) -> None:
     assert rc == 1 and "--limit" in err
 
 
-def test_eval_rejects_unknown_variables_and_features(capsys, env: Path) -> None:
-    cases = env / "cases.json"
+def test_eval_rejects_unknown_variables_and_features(capsys, env) -> None:
+    cases = env.root / "cases.json"
     cases.write_text('{"cases": []}', encoding="utf-8")
     rc, _, err = run(capsys, "eval", str(cases), "--set", "AGD_NOPE=1")
     assert rc == 1 and "AGD_NOPE" in err
@@ -109,12 +100,12 @@ def test_eval_rejects_unknown_variables_and_features(capsys, env: Path) -> None:
     assert rc == 1 and "unknown recall feature" in err
 
 
-def test_eval_needs_cases_or_all(capsys, env: Path) -> None:
+def test_eval_needs_cases_or_all(capsys, env) -> None:
     rc, _, err = run(capsys, "eval")
     assert rc == 1 and "--all" in err and err.count("\n") == 1
 
 
-def test_eval_all_compares_every_set_with_the_earlier_algorithm(capsys, env: Path) -> None:
+def test_eval_all_compares_every_set_with_the_earlier_algorithm(capsys, env) -> None:
     from agd_memory.recall.eval import sets
 
     rc, out, _ = run(capsys, "eval", "--all", "--json")

@@ -81,7 +81,9 @@ def test_the_parts_of_one_word_count_once() -> None:
 
 def test_the_frame_of_a_question_about_the_past_names_no_topic(make_settings) -> None:
     settings = make_settings()
-    prompt = "trace how the daemon deadlock evolved from the initial report to the final fix"
+    # (`final fix` no longer shows it: the etag entry's `Fixed` is the fix concept since
+    # the stemmer gives three-letter roots back, so `fix` weighs less in the prompt)
+    prompt = "trace how the daemon deadlock evolved from the initial report to the final workaround"
     assert ids(prompt, PROJECT, settings)[:1] == ["watcher-deadlock"]
     assert ids(prompt, PROJECT, settings, DEFAULT - {"frame-words"}) == []
     words = front.Front(prompt, [], settings).words

@@ -33,8 +33,9 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def env(tmp_path: Path, home: Path) -> dict[str, str]:
-    """Environment for `Settings.load(env)` and for subprocesses of `bin/agd-memory`."""
+def env_vars(tmp_path: Path, home: Path) -> dict[str, str]:
+    """The store tests' isolated environment as variables, for `Settings.load(env_vars)` and
+    for subprocesses of `bin/agd-memory` (the suite's `env` sets the process's instead)."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AGD_", "CLAUDE_"))}
@@ -52,8 +53,8 @@ def env(tmp_path: Path, home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def settings(env: dict[str, str]) -> Settings:
-    return Settings.load(env)
+def settings(env_vars: dict[str, str]) -> Settings:
+    return Settings.load(env_vars)
 
 
 @pytest.fixture
@@ -62,13 +63,13 @@ def mf(tmp_path: Path, settings: Settings) -> store.MemoryFile:
 
 
 @pytest.fixture
-def cli(env: dict[str, str]):
+def cli(env_vars: dict[str, str]):
     """Run `bin/agd-memory ARGS` in a subprocess with the isolated environment."""
 
     def run(*args: str, input: str | None = None, extra_env: dict[str, str] | None = None):
         return subprocess.run(
             [sys.executable, str(BIN), *args],
-            env={**env, **(extra_env or {})},
+            env={**env_vars, **(extra_env or {})},
             capture_output=True,
             text=True,
             input=input,

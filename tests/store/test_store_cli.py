@@ -94,7 +94,7 @@ def test_delete_and_rename_verbs(cli):
     assert json.loads(r.stdout)["cited_by"] == ["b"]
 
 
-def test_where_explains_both_layers(cli, env):
+def test_where_explains_both_layers(cli, env_vars):
     r = cli("where")
     lines = r.stdout.splitlines()
     assert lines[0].startswith("project: ") and lines[0].endswith("(not created yet)")
@@ -105,7 +105,7 @@ def test_where_explains_both_layers(cli, env):
     data = json.loads(cli("where", "--json").stdout)
     assert data["project"]["exists"] is True
     assert "existing memory" in data["project"]["reason"]
-    forced = cli("where", extra_env={"AGD_MEMORY_FILE": env["HOME"] + "/forced.agd"})
+    forced = cli("where", extra_env={"AGD_MEMORY_FILE": env_vars["HOME"] + "/forced.agd"})
     assert "why: AGD_MEMORY_FILE" in forced.stdout
 
 

@@ -108,7 +108,7 @@ def test_a_set_keys_that_changes_nothing_leaves_the_file_alone(mf: store.MemoryF
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
-def test_save_keys_from_the_command_line(cli, env) -> None:
+def test_save_keys_from_the_command_line(cli) -> None:
     r = cli("save", "x-project", "db", "--content", "We use Postgres.", "--keys", "SQL, banca dati")
     assert r.returncode == 0, r.stderr
     r = cli("get", "db")

@@ -383,8 +383,7 @@ def change_document(
             continue
         keeper = blocks[index[change.id]]
         if change.op in ("merge", "supersede") and change.others:
-            for other in change.others:
-                edit(other, status="superseded", updated=today)
+            write.mark_superseded(work, change.others, today)
             sup = parse_ids(keeper.attrs.get("supersedes"))
             edit(
                 change.id,
@@ -411,7 +410,7 @@ def change_document(
             else:
                 said.append(f"#{change.id} supersedes {others}")
         elif change.op == "supersede":  # a delete of a cited entry, turned into this by `cut`
-            edit(change.id, status="superseded", updated=today)
+            write.mark_superseded(work, [change.id], today)
             said.append(f"superseded #{change.id} instead of deleting it: it is cited")
         elif change.op == "desc":
             b = blocks[index[change.id]]
@@ -434,7 +433,7 @@ def change_document(
         for block_id in [i for i in index if i in doomed]:
             if any(cites(b, block_id) for b in blocks if b.id not in doomed):
                 doomed.discard(block_id)
-                edit(block_id, status="superseded", updated=today)
+                write.mark_superseded(work, [block_id], today)
                 said.append(f"superseded #{block_id} instead of deleting it: it is cited")
                 spared = True
     said += [f"deleted #{i}" for i in index if i in doomed]

@@ -75,6 +75,9 @@ def stem(token: str) -> str:
         return token
     if token.endswith(("ies", "ied")) and len(token) > MIN_STEM + 1:
         return token[:-2]
+    short = _short_root(token)
+    if short is not None:
+        return short
     for ending in _ENDINGS:
         if ending == "s" and token.endswith("ss"):
             break  # not a plural: `process` is the stem of `processes`, `address` of `addresses`
@@ -86,3 +89,20 @@ def stem(token: str) -> str:
     if len(token) > MIN_STEM and token[-1] in _VOWELS:
         token = token[:-1]
     return token
+
+
+_VOWELS_Y = frozenset("aeiouy")
+
+
+def _short_root(token: str) -> str | None:
+    """The three-letter root of `named`, `coding`, `added`, `fixing` (`name`, `code`,
+    `add`, `fix`): a root of consonant, vowel, consonant takes back its `e` (not after w,
+    x, y), a doubled consonant stays; None for anything else (`speed`, `string`, `embed`)."""
+    for ending in ("ed", "ing"):
+        if token.endswith(ending) and len(token) - len(ending) == 3:
+            root = token[:3]
+            if root[0] not in _VOWELS_Y and root[1] in _VOWELS_Y and root[2] not in _VOWELS_Y:
+                return root if root[2] in "wxy" else root + "e"
+            if root[1] == root[2] and root[2] not in _VOWELS_Y:
+                return root
+    return None

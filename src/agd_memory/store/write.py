@@ -1,5 +1,5 @@
 """The rules of a write, once: `check_entry` checks what a writer gives, and the pure
-operations on a `Document` (`put`, `mark_superseded`, `replace_body`, `set_desc`) make
+operations on a `Document` (`put`, `mark_superseded`, `set_attrs`, `replace_body`) make
 the change. `MemoryFile` runs them inside its transaction; save (the CLI, MCP and the
 viewer's edits), import, review and consolidation call the same functions, so every write
 stamps, lifts `#id` citations, supersedes and records `code=` the same way, and `merge`
