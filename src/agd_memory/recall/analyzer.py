@@ -18,7 +18,6 @@ TYPE_CHECKING = False  # not `typing`'s: the prompt hook does not import `typing
 if TYPE_CHECKING:
     from ..settings import Settings
     from ..store.entry import Entry
-    from .index import Doc
 
 BLOCK_MIN_LEN = 3
 """Block text always uses 3 as the minimum word length (reference)."""
@@ -121,10 +120,11 @@ class Analyzer:
         """idf-recallable: IDF counts the entries recall can return (None: every block)."""
         return recallable
 
-    def key_cognates(self, doc: Doc, keys: dict[str, str | None]) -> dict[str, str]:
+    def key_cognates(self, doc, keys: dict[str, str | None]) -> dict[str, str]:
         """key-cognates: key word -> the prompt word it is a cognate of (`ridimensionare`
         for `ridimensioniamo`): keys are written in dictionary form, prompts inflect.
-        `keys`: prompt word -> its cognate key."""
+        `doc`: an `index.Doc` (not imported: the index imports this module); `keys`:
+        prompt word -> its cognate key."""
         out: dict[str, str] = {}
         for word, key in keys.items():
             for t in doc.tokens_with_key(key) if key is not None else ():
