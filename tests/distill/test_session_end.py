@@ -384,3 +384,21 @@ def test_the_model_sees_the_current_toc_without_tool_hints(env, fake_claude, mon
     assert "#fact-29" in toc_text
     assert "agd_memory_" not in toc_text
     assert "more entries not listed)" in toc_text
+
+
+def test_a_detached_worker_never_imports_from_the_project(env, tmp_path, monkeypatch):
+    # Before the plugin's data folder exists the worker starts in the hook's working folder,
+    # the project: a cloned repository's json.py must not run in place of the standard one.
+    project = tmp_path / "clone"
+    project.mkdir()
+    marker = tmp_path / "ran"
+    (project / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(project)
+    settings = env.settings()
+    assert not settings.data_dir.is_dir()
+    out = tmp_path / "json-file"
+    hook.spawn(settings, "import json; open(sys.argv[2], 'w').write(json.__file__)", [str(out)])
+    wait_for(lambda: out.is_file() and out.read_text())
+    assert not marker.exists()
+    assert Path(out.read_text()).parent != project
+

@@ -317,6 +317,14 @@ def test_real_interpreter_probe():
     assert checks_env.probe_python("no-such-python-here") is None
 
 
+def test_the_interpreter_probe_never_imports_from_the_project(tmp_path, monkeypatch):
+    # doctor runs in the user's project, which may be a cloned repository
+    (tmp_path / "json.py").write_text("raise SystemExit('the repository ran its json.py')\n")
+    monkeypatch.chdir(tmp_path)
+    info = checks_env.probe_python("python3")
+    assert info is not None and info.version >= (3, 10, 0)
+
+
 def test_doctor_output_is_capped_per_check(tmp_path, plugin_root):
     path = tmp_path / "many.agd"
     blocks = [

@@ -26,6 +26,12 @@ WORKER_CODE = (
 )
 
 
+NOT_FROM_WORKING_FOLDER = "import sys; sys.path = [p for p in sys.path if p]\n"
+"""The first line of any code run with `python3 -c`: `-c` puts the working folder first on
+sys.path, and that folder may be a cloned repository whose `json.py` would run in place of
+the standard library's (hooks/run does the same for the hooks)."""
+
+
 def session_end(payload: dict, settings: Settings) -> None:
     """Record the ended session and start the worker; returns at once, never raises for bad input."""
     if settings.distill_guard or (settings.distill_disabled and settings.history_disabled):
@@ -65,7 +71,7 @@ def spawn(settings: Settings, code: str, args: list[str]) -> None:
     hook or a long-lived caller to reap, no running `Popen` left behind) and sits in a
     session of its own, out of reach of the signals sent to Claude Code's process group."""
     src = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-c", code, src, *args]
+    argv = [sys.executable, "-c", NOT_FROM_WORKING_FOLDER + code, src, *args]
     cwd = str(settings.data_dir) if settings.data_dir.is_dir() else None
     null = subprocess.DEVNULL
     if os.name == "nt":  # pragma: no cover - Windows: no console, own process group

@@ -43,7 +43,9 @@ class PythonInfo:
 Probe = Callable[[str], "PythonInfo | None"]
 
 _PROBE_SCRIPT = (
-    "import json, sys\n"
+    "import sys\n"
+    "sys.path = [p for p in sys.path if p]  # not the working folder (a project's json.py)\n"
+    "import json\n"
     "try:\n"
     "    from importlib import metadata\n"
     "    mcp = metadata.version('mcp')\n"
