@@ -43,9 +43,7 @@ class PythonInfo:
 Probe = Callable[[str], "PythonInfo | None"]
 
 _PROBE_SCRIPT = (
-    "import sys\n"
-    "sys.path = [p for p in sys.path if p]  # not the working folder (a project's json.py)\n"
-    "import json\n"
+    "import json, sys\n"
     "try:\n"
     "    from importlib import metadata\n"
     "    mcp = metadata.version('mcp')\n"
@@ -57,12 +55,14 @@ _PROBE_SCRIPT = (
 
 def probe_python(command: str) -> PythonInfo | None:
     """Run `command` (a name on PATH or a path) and ask its version and `mcp` version."""
+    from ..distill.hook import NOT_FROM_WORKING_FOLDER
+
     exe = shutil.which(command) if os.sep not in command else command
     if not exe or not os.path.exists(exe):
         return None
     try:
         proc = subprocess.run(
-            [exe, "-c", _PROBE_SCRIPT],
+            [exe, "-c", NOT_FROM_WORKING_FOLDER + _PROBE_SCRIPT],
             capture_output=True,
             text=True,
             timeout=20,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import cognates, engine, lexicon, policy
-from ..analyzer import Analyzer
+from ..analyzer import BLOCK_MIN_LEN, Analyzer
 from ..cooccurrence import cooccurrence_matches
 from ..engine import RecallResult
 from ..front import Front, MemorySource, select_files, synonyms_source
@@ -57,7 +57,7 @@ class VariantAnalyzer(Analyzer):
     def uses(self, step: str) -> bool:
         return step in self.features
 
-    def tokens(self, text: str, min_len: int = 3) -> list[str]:
+    def tokens(self, text: str, min_len: int = BLOCK_MIN_LEN) -> list[str]:
         if self.uses("dates"):
             return super().tokens(text, min_len)
         norm = self.normalize
