@@ -254,16 +254,16 @@ _POLITE = ("please", "per favore", "por favor", "bitte", "s'il te plait", "can y
            "puoi", "potresti", "puedes", "podrias", "peux-tu", "pourrais-tu", "kannst du", "pode",
            "podes", "voce pode")  # fmt: skip
 _TASK_VERBS = """add write create fix implement refactor rename update build remove delete change handle
-    show make migrate generate move replace convert extract set split
+    show make migrate generate move replace convert extract set split run launch execute
     aggiungi scrivi crea sistema correggi implementa rinomina aggiorna rimuovi elimina cambia
-    mostra fai genera sposta sostituisci converti gestisci dividi
+    mostra fai genera sposta sostituisci converti gestisci dividi lancia esegui avvia
     anade agrega escribe arregla corrige renombra actualiza quita muestra haz mueve reemplaza
-    convierte gestiona aplica
-    ajoute ecris cree implemente renomme supprime affiche fais genere deplace remplace
+    convierte gestiona aplica ejecuta lanza
+    ajoute ecris cree implemente renomme supprime affiche fais genere deplace remplace lance execute
     fuge schreib schreibe erstelle behebe implementiere benenne aktualisiere entferne losche
-    andere zeige mach verschiebe ersetze
+    andere zeige mach verschiebe ersetze starte
     adicione adiciona escreva escreve crie cria corrija implemente renomeie atualize remova
-    apague mude mostre faca mova substitua"""
+    apague mude mostre faca mova substitua execute rode"""
 TASK_VERBS = frozenset(_TASK_VERBS.split())
 """task-feedback: verbs that open a request for work, in the six built-in languages (folded)."""
 
