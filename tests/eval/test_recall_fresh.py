@@ -38,20 +38,24 @@ def test_fresh_cases_cover_languages_tags_and_negatives() -> None:
 
 def test_fresh_does_not_regress_and_beats_the_reference() -> None:
     s = summary(DEFAULT)
-    # measured 56/94, 64/94, 7/64 (benchmarks/README.md, issue 26; 55/94 before)
-    assert_floors(s, 56, 64, 7)
+    # measured 55/94, 63/94, 7/64 (benchmarks/README.md, issue 26). 56/94, 64/94 before
+    # task-new, which costs one case here (a rule of work for a task about a thing no
+    # block holds; the case was not read, to keep this set blind), a trade taken for the
+    # in-project negatives of the real-use sets (-4, -2, keyed -3, -1 false injections)
+    assert_floors(s, 55, 63, 7)
     pos = s["positives"]
     ref = summary(REFERENCE, "AGD_RECALL_LANGS=en,it")["positives"]  # 30/94, 35/94, 17/64
     assert pos["hit1"] > ref["hit1"] and pos["recall3"] > ref["recall3"]
 
 
 def test_fresh_with_keys() -> None:
-    # measured 58/94, 66/94, 5/64: more hits and fewer false injections than the plain
+    # measured 59/94, 66/94, 5/64 (58/94 before keyed rules of work needed a task to name
+    # them): more hits and fewer false injections than the plain
     # memories (benchmarks/README.md, issue 26). 59/94, 67/94 before: frame-words and
     # task-facts each cost one case here (measured by switching each off; the cases were not
     # read, to keep this set blind), a trade taken for the long prompts and in-project
     # negatives of the real-use sets (+5 recall@3, -8 and -8 in-project false injections)
-    assert_floors(summary(DEFAULT, override=KEYED), 58, 66, 5)
+    assert_floors(summary(DEFAULT, override=KEYED), 59, 66, 5)
 
 
 @pytest.mark.parametrize("name", ["es-datos", "en-saas", "global"])

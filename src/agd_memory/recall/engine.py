@@ -196,7 +196,9 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     if matches:
         matches = inherit_superseded(matches, index, built)
         parts = prompt_parts(prompt, front, index)
-        matches = covering(matches, index, words, parts=parts, task=policy.asks_for_work(prompt))
+        request = policy.task_request(prompt)
+        new = request is not None and new_object(request, front, index)
+        matches = covering(matches, index, words, parts=parts, task=request is not None, new=new)
     matches = boosted(matches, prompt)
     return ranked_within_budget(matches, settings, words)
 
@@ -221,12 +223,13 @@ def covering(
     *,
     parts: Sequence[frozenset[str]] = (),
     task: bool = False,
+    new: bool = False,
     need_of: Callable[[Match, frozenset[str]], float] | None = None,
     anchor_rules: Sequence[Callable[[Match, float], Match]] | None = None,
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
-    of one of its `parts` (clauses); with `task` (a request for work), blocks other than
-    rules of work need TASK_FACT_SHARE of the whole prompt (`fits_the_task`). `need_of`
+    of one of its `parts` (clauses); with `task` (a request for work, `new`: about a thing
+    no block holds), `fits_the_task` says which blocks may answer it. `need_of`
     (the share a block needs) and `anchor_rules` (a share that anchors a block) are the
     measured rules unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
@@ -237,7 +240,7 @@ def covering(
     out = []
     for m in matches:
         share = sum(surprise[w] for w in m.covered) / total
-        if task and not fits_the_task(m, share):
+        if task and not fits_the_task(m, share, new):
             continue
         if share < need_of(m, m.covered):
             share = _part_share(m, parts, surprise, need_of, common)
@@ -250,15 +253,24 @@ def covering(
     return out
 
 
-def fits_the_task(m: Match, share: float) -> bool:
+def new_object(request: str, front: Front, index: Index) -> bool:
+    """task-new: the thing a request for work is about, the first content word after its
+    verb (`add a badge to the README`: `badge`), is in no block: the memory knows nothing
+    of it, and the words it shares with a block are the project's ordinary ones."""
+    words = front.concepts(index, front.words_of(request))
+    return bool(words) and index.df_of(words[0]) == 0
+
+
+def fits_the_task(m: Match, share: float, new: bool) -> bool:
     """task-facts: whether a block may answer a request for work whose information it holds
-    `share` of. A fact needs TASK_FACT_SHARE. A rule of work applies to the tasks it
-    constrains, which share few of its words; but a rule with keys has the words a task
-    would name it by (the keys prompt asks for them), so one that the task names by fewer
-    than two of its own words (id, desc, keys) needs TASK_RULE_SHARE."""
+    `share` of; `new`: the task is about a thing no block holds (`new_object`). A fact, or
+    any block for a task about something new, needs TASK_FACT_SHARE. A rule of work
+    applies to the tasks it constrains, which share few of its words; but a rule with keys
+    has the words a task would name it by (the keys prompt asks for them), so one that the
+    task names by fewer than two of its own words (id, desc, keys) needs TASK_RULE_SHARE."""
     if share >= TASK_FACT_SHARE:
         return True
-    if m.doc.kind != "x-feedback":
+    if new or m.doc.kind != "x-feedback":
         return False
     named = len(whole_words(m.anchor_exact)) >= 2
     return named or not m.doc.keys_set or share >= TASK_RULE_SHARE
