@@ -9,8 +9,10 @@ words for a technical entry, the other language. The in-project negatives are ta
 prompts on the same project that no entry answers ("add a --limit option to quarry
 list"). `dev-cases.json` is what recall was tuned on; `holdout-cases.json` was written
 at the same time and not looked at case by case while tuning (realuse/README.md).
-Every set is also compared with the earlier plugin's algorithm here: ours must be ahead
-on recall@3 and on false injections, on every set.
+`realuse-keyed/` holds the same memories with the keys `agd-memory keys` writes (a model
+playing `claude -p`, shown only the keys prompt and the entries). Every set is also
+compared with the earlier plugin's algorithm here: ours must be ahead on recall@3 and on
+false injections, on every set.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from agd_memory.recall.eval import evaluate, sets
 HERE = Path(__file__).resolve().parent
 DEV = HERE / "realuse" / "dev-cases.json"
 HOLDOUT = HERE / "realuse" / "holdout-cases.json"
+KEYED = HERE / "realuse-keyed"
 
 
 @pytest.mark.parametrize("path", [DEV, HOLDOUT], ids=["dev", "holdout"])
@@ -66,13 +69,44 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 
 def test_realuse_does_not_regress() -> None:
-    # measured after say/seem joined the verb forms: dev 46/62, 51/62, FI off-topic 0/30,
-    # in-project 15/55; held-out 47/56, 50/56, 2/30, 20/55 (after the third pass's mapping
+    # measured after keyed rules of work need a task to name them: dev 47/62, 52/62, FI
+    # off-topic 0/30, in-project 13/55; held-out 47/56, 50/56, 2/30, 17/55 (after run and
+    # lancia became task verbs: in-project 14 and 19; after say/seem joined the
+    # verb forms: in-project 15 and 20; after the third pass's mapping
     # fixes: dev in-project 16, held-out hit@1 46; after frame-words, parts and
     # task-facts: in-project 21 and 22, held-out off-topic 3; before them: dev 45/62,
     # 47/62, 1/30, 30/55; held-out 46/56, 49/56, 3/30, 30/55; benchmarks/README.md)
-    for path, hit1, recall3, off, inside in ((DEV, 46, 51, 0, 15), (HOLDOUT, 47, 50, 2, 20)):
+    for path, hit1, recall3, off, inside in ((DEV, 47, 52, 0, 13), (HOLDOUT, 47, 50, 2, 17)):
         s = summary(path)
+        assert s["positives"]["hit1"] >= hit1
+        assert s["positives"]["recall3"] >= recall3
+        assert s["negatives_off_topic"]["false_injections"] <= off
+        assert s["negatives_in_project"]["false_injections"] <= inside
+        assert s["positives"]["tokens_median"] <= 400
+
+
+def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
+    settings = eval_settings([])
+    for name in ("quarry/en-quarry.agd", "biblioteche/it-biblioteche.agd"):
+        plain = evaluate.corpus_files(DEV, [{"corpus": name, "expect": "x"}], settings, None)
+        keyed = evaluate.corpus_files(DEV, [{"corpus": name, "expect": "x"}], settings, KEYED)
+        # each project's copy is read with its own user's global layer, not another's
+        folder = KEYED / Path(name).parent
+        assert [f.path for f in keyed[name]] == [KEYED / name, folder / "global.agd"]
+        for before, after in zip(plain[name], keyed[name], strict=True):
+            old, new = before.entries(), after.entries()
+            assert [(e.id, e.desc, e.body) for e in old] == [(e.id, e.desc, e.body) for e in new]
+            for e in new:  # `agd-memory keys` never sends a superseded entry
+                if e.kind.startswith("x-"):
+                    assert e.attrs.get("keys") or e.status == "superseded", e.id
+
+
+def test_realuse_keyed_does_not_regress() -> None:
+    # measured when the keyed copies joined (after keyed rules of work need a task to
+    # name them): dev 47/62, 51/62, FI off-topic 0/30, in-project 13/55; held-out 49/56,
+    # 50/56, 3/30, 13/55
+    for path, hit1, recall3, off, inside in ((DEV, 47, 51, 0, 13), (HOLDOUT, 49, 50, 3, 13)):
+        s = summary(path, override=KEYED)
         assert s["positives"]["hit1"] >= hit1
         assert s["positives"]["recall3"] >= recall3
         assert s["negatives_off_topic"]["false_injections"] <= off
@@ -94,10 +128,12 @@ def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 84%, recall@3 89%, false injections 7% off-topic and 36% in-project",
+    "hit@1 84%, recall@3 89%, false injections 7% off-topic and 31% in-project; keyed: "
+    "88%, 89%, 10% and 24%",
 )
-def test_issue_26_targets_on_the_realuse_holdout() -> None:
-    s = summary(HOLDOUT)
+@pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
+def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:
+    s = summary(HOLDOUT, override=keyed)
     pos = s["positives"]
     assert pos["hit1_rate"] >= 0.85
     assert pos["recall3_rate"] >= 0.90

@@ -92,6 +92,19 @@ def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
     assert first("when are the SMS reminders for appointments sent?") == "sms-reminders"
 
 
+def test_a_request_to_run_something_is_a_request_for_work(make_settings) -> None:
+    """The request may come after the context, and `run`/`lancia` ask for work as `add`
+    does (`lancia`, like `aggiungi`, names no topic: `run` does, a test run, a dry run)."""
+    settings = make_settings()
+    for task in (
+        "the appointments table is missing reminder times, run the backfill migration now",
+        "lancia subito la migration di backfill sulla tabella appointments",
+    ):
+        r = variants.recall(task, [ListFile(RULES)], settings, DEFAULT)
+        assert [str(s.entry.id) for s in r.chosen][:1] == ["fb-safe-migrations"], task
+        assert "lancia" not in r.words
+
+
 FACTS = [
     entry(
         "progress-output",

@@ -278,6 +278,23 @@ def test_task_requests_are_recognised_in_every_builtin_language() -> None:
         assert not policy.asks_for_work(prompt), prompt
 
 
+def test_a_task_request_may_follow_what_the_user_saw() -> None:
+    # the request often comes after the problem: its own clause opens with the verb
+    for prompt in (
+        "the export is slow on big accounts. Can you make it stream the rows?",
+        "il login si blocca dopo il timeout, correggi il refresh del token",
+        "the parser module has grown to 900 lines; split it into one file per format",
+        "the settings page looks empty - add a hint under each field",
+    ):
+        assert policy.asks_for_work(prompt), prompt
+    for prompt in (
+        "the export is slow on big accounts, what did we change in March?",
+        "we split the parser last week, why is the build slower?",
+        "il login si blocca dopo il timeout, da cosa dipende?",
+    ):
+        assert not policy.asks_for_work(prompt), prompt
+
+
 def test_creative_gate_leaves_project_work_alone() -> None:
     for prompt in (
         "write the release notes for the push song feature",

@@ -211,8 +211,8 @@ def evaluate(argv: list[str]) -> int:
     p.add_argument(
         "--corpora",
         metavar="DIR",
-        help="read a corpus found by file name in DIR from there, with DIR/global.agd "
-        "(the same memories rewritten, e.g. with keys)",
+        help="read each corpus from DIR, at its own path (quarry/en-quarry.agd) or by file "
+        "name, with the global.agd beside it (the same memories rewritten, e.g. with keys)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--verbose", action="store_true", help="list misses and false injections")

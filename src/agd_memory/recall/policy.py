@@ -254,26 +254,31 @@ _POLITE = ("please", "per favore", "por favor", "bitte", "s'il te plait", "can y
            "puoi", "potresti", "puedes", "podrias", "peux-tu", "pourrais-tu", "kannst du", "pode",
            "podes", "voce pode")  # fmt: skip
 _TASK_VERBS = """add write create fix implement refactor rename update build remove delete change handle
-    show make migrate generate move replace convert extract set
+    show make migrate generate move replace convert extract set split run launch execute
     aggiungi scrivi crea sistema correggi implementa rinomina aggiorna rimuovi elimina cambia
-    mostra fai genera sposta sostituisci converti gestisci
+    mostra fai genera sposta sostituisci converti gestisci dividi lancia esegui avvia
     anade agrega escribe arregla corrige renombra actualiza quita muestra haz mueve reemplaza
-    convierte gestiona aplica
-    ajoute ecris cree implemente renomme supprime affiche fais genere deplace remplace
+    convierte gestiona aplica ejecuta lanza
+    ajoute ecris cree implemente renomme supprime affiche fais genere deplace remplace lance execute
     fuge schreib schreibe erstelle behebe implementiere benenne aktualisiere entferne losche
-    andere zeige mach verschiebe ersetze
+    andere zeige mach verschiebe ersetze starte
     adicione adiciona escreva escreve crie cria corrija implemente renomeie atualize remova
-    apague mude mostre faca mova substitua"""
+    apague mude mostre faca mova substitua execute rode"""
 TASK_VERBS = frozenset(_TASK_VERBS.split())
 """task-feedback: verbs that open a request for work, in the six built-in languages (folded)."""
 
 
 def asks_for_work(prompt: str) -> bool:
-    """task-feedback: the prompt opens by asking for work to be done (`add ...`, `can you
-    fix ...`, `aggiungi ...`, `añade ...`). The project's rules of work (feedback entries:
+    """task-feedback: a clause of the prompt opens by asking for work to be done (`add
+    ...`, `can you fix ...`, `aggiungi ...`, `añade ...`), often after what the user saw
+    (`the export is slow, make it stream`). The project's rules of work (feedback entries:
     conventions, corrections) are what applies to a task, more than the facts that merely
     share its words."""
-    text = fold(prompt[:200]).lstrip(" \t\n\"'`([{*-#>")
+    return any(_opens_with_task_verb(c) for c in clauses(prompt[:400]))
+
+
+def _opens_with_task_verb(clause: str) -> bool:
+    text = fold(clause).lstrip(" \t\n\"'`([{*-#>")
     for polite in _POLITE:
         if text.startswith(polite + " ") or text.startswith(polite + ","):
             text = text[len(polite) + 1 :].lstrip(" ,")

@@ -201,8 +201,13 @@ def corpus_files(
         # a corpus is a path relative to the cases file; its global layer is the
         # `global.agd` beside it (so one cases file can use memories from several places)
         project = cases_path.parent / name
-        if override is not None and (Path(override) / project.name).is_file():
-            project = Path(override) / project.name
+        if override is not None:
+            # the rewritten copy sits at the corpus's own path under the folder
+            # (`quarry/en-quarry.agd`), or by file name at its top
+            for copy in (Path(override) / name, Path(override) / project.name):
+                if copy.is_file():
+                    project = copy
+                    break
         if not project.is_file():
             raise UserError(f"{cases_path}: corpus {name} not found relative to the cases file")
         global_path = project.parent / GLOBAL_NAME

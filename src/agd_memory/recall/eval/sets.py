@@ -39,6 +39,18 @@ SETS = (
     EvalSet("fresh, keyed", "tests/eval/fresh/cases.json", "tests/eval/fresh-keyed", False),
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
+    EvalSet(
+        "real use, dev, keyed",
+        "tests/eval/realuse/dev-cases.json",
+        "tests/eval/realuse-keyed",
+        True,
+    ),
+    EvalSet(
+        "real use, held-out, keyed",
+        "tests/eval/realuse/holdout-cases.json",
+        "tests/eval/realuse-keyed",
+        False,
+    ),
 )
 
 BASELINE_SETTINGS = ("AGD_RECALL_LANGS=en,it",)
