@@ -39,6 +39,7 @@ SETS = (
     EvalSet("fresh, keyed", "tests/eval/fresh/cases.json", "tests/eval/fresh-keyed", False),
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
+    EvalSet("real use, fresh", "tests/eval/realuse-fresh/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
