@@ -190,6 +190,45 @@ def test_english_only_entries_ask_for_english(env, fake_claude, memory, run) -> 
     assert "user's languages: en," in argv[argv.index("--system-prompt") + 1]
 
 
+def keep_history(memory: Path, requests: list[str]) -> None:
+    from agd_memory.history import files, layout
+    from agd_memory.history.exchanges import Exchange, Read
+
+    exchanges = [
+        Exchange("s1", n, f"2026-11-0{n}T10:00:00Z", f"user: {text}\nassistant: ok")
+        for n, text in enumerate(requests, 1)
+    ]
+    files.write(layout.folder_of(memory), Read("s1", exchanges, 0))
+
+
+def test_the_language_the_user_writes_requests_in_is_asked_for(
+    env, fake_claude, memory, run
+) -> None:
+    """An English memory (the distiller writes in English) searched by requests in
+    Italian: its keys need Italian words too, and the kept history says so."""
+    keep_history(
+        memory,
+        [
+            "perché la coda usa Postgres e non Redis? me lo ricordi?",
+            "chi deve approvare il rilascio sullo store per il mobile?",
+            "the CI matrix is red on Android again, what did we change?",
+        ],
+    )
+    run("keys", memory)
+    argv = fake_claude.calls()[0]["argv"]
+    assert "user's languages: en, it," in argv[argv.index("--system-prompt") + 1]
+
+
+def test_a_language_of_one_request_in_many_is_not_asked_for(
+    env, fake_claude, memory, run
+) -> None:
+    english = ["why did we pick Postgres for the queue and not Redis?"] * 9
+    keep_history(memory, [*english, "perché la coda usa Postgres e non Redis? me lo ricordi?"])
+    run("keys", memory)
+    argv = fake_claude.calls()[0]["argv"]
+    assert "user's languages: en," in argv[argv.index("--system-prompt") + 1]
+
+
 @pytest.mark.parametrize(
     "text, langs",
     [

@@ -317,6 +317,8 @@ def test_general_knowledge_questions_get_no_memory_in_every_builtin_language() -
         "qual è la differenza tra IRPEF e IRAP?",
         "spiegami cosa fa questa espressione regolare",
         "mi spieghi in breve la differenza tra mutuo a tasso fisso e variabile?",
+        "can you explain in plain words the difference between a mutex and a semaphore?",
+        "spiegami in parole semplici cosa fa un indice GIN",
         "¿cuál es la diferencia entre TCP y UDP?",
         "explique-moi ce que fait cette expression régulière",
         "erklär mir, was ein Mutex ist",

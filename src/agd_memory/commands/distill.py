@@ -215,7 +215,7 @@ def keys(argv: Sequence[str]) -> int:
         "--langs",
         metavar="en,it",
         help="the user's languages for translated keys (default: AGD_RECALL_LANGS, "
-        "else English plus the languages the entries are written in)",
+        "else English plus the languages the entries and your requests are written in)",
     )
     p.add_argument(
         "--print-prompt",

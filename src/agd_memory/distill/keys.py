@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from agd.errors import UnreadableFile
@@ -107,10 +108,14 @@ def batches(entries: Sequence[store.Entry], size: int) -> list[list[store.Entry]
 
 
 def languages(
-    entries: Iterable[store.Entry], settings: Settings, explicit: Sequence[str] | None = None
+    entries: Iterable[store.Entry],
+    settings: Settings,
+    explicit: Sequence[str] | None = None,
+    memory: Path | None = None,
 ) -> tuple[str, ...]:
     """The user's languages: `--langs`, else AGD_RECALL_LANGS when set, else English plus
-    the languages the entries are written in (`entry_langs`)."""
+    the languages the entries are written in (`entry_langs`) and those the user writes
+    requests in, from the session history kept beside `memory` (`request_langs`)."""
     if explicit:
         return tuple(dict.fromkeys(explicit))
     if settings.recall_langs:
@@ -120,7 +125,35 @@ def languages(
     found = {"en"}
     for entry in entries:
         found.update(entry_langs(f"{entry.desc or ''}\n{entry.body or ''}"))
+    if memory is not None:
+        found.update(request_langs(memory))
     return tuple(lang for lang in BUILTIN_LANGS if lang in found)
+
+
+REQUEST_SESSIONS = 20
+"""The most recent sessions of the history read for the user's languages."""
+REQUEST_SHARE = 0.2
+"""The share of the user's requests a language needs to count as one they write in."""
+
+
+@lru_cache(maxsize=8)  # asked once per batch; the history does not change during a run
+def request_langs(memory: Path) -> tuple[str, ...]:
+    """The languages of the user's requests in the last REQUEST_SESSIONS sessions of the
+    history kept beside `memory` (none without history). A memory written in English by
+    the distiller is searched with requests in the user's own language too, and keys in
+    that language are what let those requests find it."""
+    from ..history import files, layout
+
+    counts: dict[str, int] = {}
+    total = 0
+    for path in files.session_files(layout.folder_of(memory))[-REQUEST_SESSIONS:]:
+        for exchange in files.read_file(path):
+            request = exchange.text.split("\nassistant: ", 1)[0].removeprefix("user: ")
+            langs = entry_langs(request)
+            total += 1
+            for lang in langs:
+                counts[lang] = counts.get(lang, 0) + 1
+    return tuple(lang for lang, n in counts.items() if n >= REQUEST_SHARE * total)
 
 
 MIN_FUNCTION_WORDS = 2
@@ -248,7 +281,7 @@ def print_prompts(
         groups = batches(t.entries, size)
         for n, batch in enumerate(groups, 1):
             print(f"=== {t.mf.path}: batch {n}/{len(groups)}, system prompt ===")
-            print(system_prompt(languages(batch, settings, langs)).rstrip("\n"))
+            print(system_prompt(languages(batch, settings, langs, t.mf.path)).rstrip("\n"))
             print(f"=== {t.mf.path}: batch {n}/{len(groups)}, message ===")
             print(message(batch), end="")
 
@@ -298,7 +331,7 @@ def ask_batch(
 
     answer = headless.ask(
         settings,
-        system_prompt(languages(batch, settings, langs)),
+        system_prompt(languages(batch, settings, langs, t.mf.path)),
         message(batch),
         log=log,
         schema=SCHEMA,

@@ -39,6 +39,7 @@ SETS = (
     EvalSet("fresh, keyed", "tests/eval/fresh/cases.json", "tests/eval/fresh-keyed", False),
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
+    EvalSet("real use, fresh (read since)", "tests/eval/realuse-fresh/cases.json", None, True),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -50,6 +51,12 @@ SETS = (
         "tests/eval/realuse/holdout-cases.json",
         "tests/eval/realuse-keyed",
         False,
+    ),
+    EvalSet(
+        "real use, fresh (read since), keyed",
+        "tests/eval/realuse-fresh/cases.json",
+        "tests/eval/realuse-fresh-keyed",
+        True,
     ),
 )
 
