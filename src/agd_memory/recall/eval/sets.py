@@ -40,6 +40,7 @@ SETS = (
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
     EvalSet("real use, fresh (read since)", "tests/eval/realuse-fresh/cases.json", None, True),
+    EvalSet("real use, blind", "tests/eval/realuse-blind/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
