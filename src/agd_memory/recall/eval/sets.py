@@ -54,6 +54,12 @@ SETS = (
         False,
     ),
     EvalSet(
+        "real use, blind, keyed",
+        "tests/eval/realuse-blind/cases.json",
+        "tests/eval/realuse-blind-keyed",
+        False,
+    ),
+    EvalSet(
         "real use, fresh (read since), keyed",
         "tests/eval/realuse-fresh/cases.json",
         "tests/eval/realuse-fresh-keyed",
