@@ -39,8 +39,8 @@ SETS = (
     EvalSet("fresh, keyed", "tests/eval/fresh/cases.json", "tests/eval/fresh-keyed", False),
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
-    EvalSet("real use, fresh (read since)", "tests/eval/realuse-fresh/cases.json", None, True),
-    EvalSet("real use, blind", "tests/eval/realuse-blind/cases.json", None, False),
+    EvalSet("real use, tratta", "tests/eval/realuse-fresh/cases.json", None, True),
+    EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -54,13 +54,13 @@ SETS = (
         False,
     ),
     EvalSet(
-        "real use, blind, keyed",
+        "real use, adria, keyed",
         "tests/eval/realuse-blind/cases.json",
         "tests/eval/realuse-blind-keyed",
         False,
     ),
     EvalSet(
-        "real use, fresh (read since), keyed",
+        "real use, tratta, keyed",
         "tests/eval/realuse-fresh/cases.json",
         "tests/eval/realuse-fresh-keyed",
         True,
