@@ -229,7 +229,8 @@ def covering(
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work, `new`: about a thing
-    no block holds), `fits_the_task` says which blocks may answer it. `need_of`
+    no block holds), `fits_the_task` says which blocks may answer it, and a rule of work
+    it names (`names_the_rule`) needs no share. `need_of`
     (the share a block needs) and `anchor_rules` (a share that anchors a block) are the
     measured rules unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
@@ -242,7 +243,7 @@ def covering(
         share = sum(surprise[w] for w in m.covered) / total
         if task and not fits_the_task(m, share, new):
             continue
-        if share < need_of(m, m.covered):
+        if share < need_of(m, m.covered) and not (task and names_the_rule(m)):
             share = _part_share(m, parts, surprise, need_of, common)
             if share is None:
                 continue
@@ -272,8 +273,15 @@ def fits_the_task(m: Match, share: float, new: bool) -> bool:
         return True
     if new or m.doc.kind != "x-feedback":
         return False
-    named = len(whole_words(m.anchor_exact)) >= 2
-    return named or not m.doc.keys_set or share >= TASK_RULE_SHARE
+    return names_the_rule(m) or not m.doc.keys_set or share >= TASK_RULE_SHARE
+
+
+def names_the_rule(m: Match) -> bool:
+    """task-facts: the prompt names this rule of work (a feedback entry) by two of its own
+    words (id, desc, keys): `write a DAG that loads ... into a raw table` names the DAG
+    rules, whatever else the task is about, so a request for work gets the rule however
+    small its share of the prompt."""
+    return m.doc.kind == "x-feedback" and len(whole_words(m.anchor_exact)) >= 2
 
 
 def coverage_need(m: Match, covered: frozenset[str]) -> float:
