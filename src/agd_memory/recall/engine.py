@@ -196,9 +196,8 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     if matches:
         matches = inherit_superseded(matches, index, built)
         parts = prompt_parts(prompt, front, index)
-        request = policy.task_request(prompt)
-        new = request is not None and new_object(request, front, index)
-        matches = covering(matches, index, words, parts=parts, task=request is not None, new=new)
+        task, new = policy.asks_for_work(prompt), new_object(prompt, front, index)
+        matches = covering(matches, index, words, parts=parts, task=task, new=new)
     matches = boosted(matches, prompt)
     return ranked_within_budget(matches, settings, words)
 
@@ -229,9 +228,10 @@ def covering(
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work, `new`: about a thing
-    no block holds), `fits_the_task` says which blocks may answer it. `need_of`
-    (the share a block needs) and `anchor_rules` (a share that anchors a block) are the
-    measured rules unless the evaluation passes others."""
+    no block holds), `fits_the_task` says which blocks may answer it, and a rule of work
+    it names (`names_the_rule`) needs no share. `need_of` (the share a block needs) and
+    `anchor_rules` (a share that anchors a block) are the measured rules unless the
+    evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
@@ -242,7 +242,7 @@ def covering(
         share = sum(surprise[w] for w in m.covered) / total
         if task and not fits_the_task(m, share, new):
             continue
-        if share < need_of(m, m.covered):
+        if share < need_of(m, m.covered) and not (task and names_the_rule(m)):
             share = _part_share(m, parts, surprise, need_of, common)
             if share is None:
                 continue
@@ -253,11 +253,12 @@ def covering(
     return out
 
 
-def new_object(request: str, front: Front, index: Index) -> bool:
-    """task-new: the thing a request for work is about, the first content word after its
-    verb (`add a badge to the README`: `badge`), is in no block: the memory knows nothing
-    of it, and the words it shares with a block are the project's ordinary ones."""
-    words = front.concepts(index, front.words_of(request))
+def new_object(prompt: str, front: Front, index: Index) -> bool:
+    """task-new: the prompt asks for work on a thing no block holds, the first content word
+    after its verb (`add a badge to the README`: `badge`): the memory knows nothing of it,
+    and the words it shares with a block are the project's ordinary ones."""
+    request = policy.task_request(prompt)
+    words = [] if request is None else front.concepts(index, front.words_of(request))
     return bool(words) and index.df_of(words[0]) == 0
 
 
@@ -272,8 +273,15 @@ def fits_the_task(m: Match, share: float, new: bool) -> bool:
         return True
     if new or m.doc.kind != "x-feedback":
         return False
-    named = len(whole_words(m.anchor_exact)) >= 2
-    return named or not m.doc.keys_set or share >= TASK_RULE_SHARE
+    return names_the_rule(m) or not m.doc.keys_set or share >= TASK_RULE_SHARE
+
+
+def names_the_rule(m: Match) -> bool:
+    """task-facts: the prompt names this rule of work (a feedback entry) by two of its own
+    words (id, desc, keys): `write a DAG that loads ... into a raw table` names the DAG
+    rules, whatever else the task is about, so a request for work gets the rule however
+    small its share of the prompt."""
+    return m.doc.kind == "x-feedback" and len(whole_words(m.anchor_exact)) >= 2
 
 
 def coverage_need(m: Match, covered: frozenset[str]) -> float:

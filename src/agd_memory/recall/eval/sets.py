@@ -40,7 +40,7 @@ SETS = (
     EvalSet("real use, dev", "tests/eval/realuse/dev-cases.json", None, True),
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
     EvalSet("real use, tratta", "tests/eval/realuse-fresh/cases.json", None, True),
-    EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, False),
+    EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, True),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -57,7 +57,7 @@ SETS = (
         "real use, adria, keyed",
         "tests/eval/realuse-blind/cases.json",
         "tests/eval/realuse-blind-keyed",
-        False,
+        True,
     ),
     EvalSet(
         "real use, tratta, keyed",

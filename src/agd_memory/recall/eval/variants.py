@@ -161,7 +161,7 @@ def recall(
             words,
             parts=parts,
             task="task-facts" in feats and policy.asks_for_work(prompt),
-            new="task-new" in feats and _new_object(prompt, front, index),
+            new="task-new" in feats and engine.new_object(prompt, front, index),
             need_of=engine.coverage_need if "coverage-multi" in feats else _flat_need,
             anchor_rules=[rule for name, rule in rules.items() if name in feats],
         )
@@ -171,11 +171,6 @@ def recall(
         matches = engine.task_boosted(matches, prompt)
     sizes_of = None if "exact-budget" in feats else _reference_sizes
     return engine.ranked_within_budget(matches, settings, words, sizes_of=sizes_of)
-
-
-def _new_object(prompt: str, front, index) -> bool:
-    request = policy.task_request(prompt)
-    return request is not None and engine.new_object(request, front, index)
 
 
 def _flat_need(m: Match, covered: frozenset[str]) -> float:
