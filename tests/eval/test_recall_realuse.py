@@ -33,6 +33,8 @@ TRATTA = HERE / "realuse-fresh" / "cases.json"
 TRATTA_KEYED = HERE / "realuse-fresh-keyed"
 BLIND = HERE / "realuse-blind" / "cases.json"
 BLIND_KEYED = HERE / "realuse-blind-keyed"
+ZAMPA = HERE / "realuse-blind2" / "cases.json"
+ZAMPA_KEYED = HERE / "realuse-blind2-keyed"
 
 
 def assert_realuse_floors(s: dict, hit1: int, recall3: int, off: int, inside: int) -> None:
@@ -139,6 +141,14 @@ def test_realuse_blind_does_not_regress() -> None:
     33/44, 0/12, 16/44 (benchmarks/README.md)."""
     for keyed, hit1, recall3, off, inside in ((None, 30, 33, 1, 26), (BLIND_KEYED, 31, 33, 0, 16)):
         assert_realuse_floors(summary(BLIND, override=keyed), hit1, recall3, off, inside)
+
+
+def test_realuse_zampa_does_not_regress() -> None:
+    """`realuse-blind2/` (zampa) was written by a stranger to recall last and run once, at
+    the end of the pass, for totals: 28/44, 29/44, 1/12, 19/44 (29/44, 30/44, 1/12, 20/44
+    at its start); keyed 27/44, 30/44, 1/12, 19/44 (28/44, 31/44, 1/12, 20/44)."""
+    for keyed, hit1, recall3, off, inside in ((None, 28, 29, 1, 19), (ZAMPA_KEYED, 27, 30, 1, 19)):
+        assert_realuse_floors(summary(ZAMPA, override=keyed), hit1, recall3, off, inside)
 
 
 def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:

@@ -41,6 +41,7 @@ SETS = (
     EvalSet("real use, held-out", "tests/eval/realuse/holdout-cases.json", None, False),
     EvalSet("real use, tratta", "tests/eval/realuse-fresh/cases.json", None, True),
     EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, True),
+    EvalSet("real use, zampa", "tests/eval/realuse-blind2/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -58,6 +59,12 @@ SETS = (
         "tests/eval/realuse-blind/cases.json",
         "tests/eval/realuse-blind-keyed",
         True,
+    ),
+    EvalSet(
+        "real use, zampa, keyed",
+        "tests/eval/realuse-blind2/cases.json",
+        "tests/eval/realuse-blind2-keyed",
+        False,
     ),
     EvalSet(
         "real use, tratta, keyed",
