@@ -78,6 +78,38 @@ def test_a_session_with_edits_is_distilled_into_the_memory_file(env, fake_claude
     )
 
 
+def test_the_first_prompt_after_a_distilled_session_reads_recall_s_index_ready(
+    env, fake_claude, monkeypatch
+) -> None:
+    """The worker rebuilds recall's analysis of the file it wrote, so the next prompt does
+    not (it costs a second or two at 10,000 blocks)."""
+    from agd_memory.claude.hooks import LayerFile
+    from agd_memory.recall import engine, front
+    from agd_memory.recall.index import Part
+
+    fake_claude.script({"proposals": [DECISION]})
+    cwd = env.project("app")
+    t = write_transcript(env.root / "t" / "s1.jsonl", edit_session())
+    end_session(env, t, cwd)
+    wait_runs(env, 1)
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the prompt rebuilt recall's index")
+
+    monkeypatch.setattr(Part, "build", no_build)
+    layer = LayerFile(env.memory_file(cwd), "project", env.settings())
+
+    def ready() -> bool:
+        front._PARTS.clear()  # what a fresh hook process has: the disk cache only
+        try:
+            result = engine.recall("why is the job queue on Postgres?", [layer], env.settings())
+        except AssertionError:
+            return False
+        return [s.entry.id for s in result.chosen] == ["queue-db"]
+
+    wait_for(ready, 30)
+
+
 def test_a_trivial_session_is_gated_out_before_any_model_call(env, fake_claude) -> None:
     cwd = env.project("app")
     t = write_transcript(env.root / "t" / "s1.jsonl", trivial_session())

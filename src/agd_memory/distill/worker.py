@@ -54,7 +54,7 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
         runlog.log(settings, message)
 
     try:
-        memory, _ = memory_file_of(settings, item)
+        memory, layers = memory_file_of(settings, item)
     except Exception as exc:  # a cwd the resolver cannot use: say so once, drop the session
         say(
             f"session {item.session_id or '?'}: cannot resolve the memory file of {item.cwd}: {exc}"
@@ -87,7 +87,25 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
             # after the sessions and outside their lock: the pass writes through the
             # store's lock and skips what a session changed meanwhile
             _consolidate(settings, memory, say, sleep)
+            _warm_recall(settings, layers, say)
             return
+
+
+def _warm_recall(settings: Settings, layers, say: Callable[[str], None]) -> None:
+    """Rebuild recall's analysis of the layers the sessions wrote to, here rather than in
+    the first prompt after them (recall's disk cache is keyed by each file's identity)."""
+    from ..recall import front
+    from ..store import MemoryFile
+
+    files = [
+        MemoryFile(layer.path, layer=layer.name, settings=settings)
+        for layer in layers.select("all")
+        if layer.path.is_file()
+    ]
+    try:
+        front.warm(files, settings)
+    except Exception as exc:  # the next prompt builds it, as it would have anyway
+        say(f"recall's index was not prepared: {type(exc).__name__}: {exc}")
 
 
 def _pending_for(settings: Settings, memory: Path) -> list[tuple[Pending, object]]:

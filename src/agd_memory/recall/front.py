@@ -167,6 +167,13 @@ def build_index(
     return Index(analyzer=analyzer, parts=parts)
 
 
+def warm(files: Sequence[MemorySource], settings: Settings) -> None:
+    """Analyse `files` now and keep the analysis in the disk cache, so that the next prompt
+    reads it instead of building it (a second or two at 10,000 blocks): the distiller's
+    worker calls this once it has written."""
+    Front("", files, settings).index  # noqa: B018 (reading it builds and saves it)
+
+
 def select_files(files: Sequence[MemorySource], settings: Settings) -> list[MemorySource]:
     """Existing files, the global layer dropped under AGD_RECALL_NO_GLOBAL, no path twice."""
     out = []
