@@ -319,6 +319,9 @@ def test_general_knowledge_questions_get_no_memory_in_every_builtin_language() -
         "mi spieghi in breve la differenza tra mutuo a tasso fisso e variabile?",
         "can you explain in plain words the difference between a mutex and a semaphore?",
         "spiegami in parole semplici cosa fa un indice GIN",
+        "explain in two sentences what a materialized view is",
+        "che differenza c'è tra un clone e una replica del database?",
+        "¿qué diferencia hay entre TCP y UDP?",
         "¿cuál es la diferencia entre TCP y UDP?",
         "explique-moi ce que fait cette expression régulière",
         "erklär mir, was ein Mutex ist",
@@ -339,5 +342,6 @@ def test_general_gate_leaves_questions_about_the_project_alone() -> None:
         "spiegami come funziona il rinnovo delle tessere",
         "is the catalog migration in 0.5 better than the old one?",
         "la differenza tra le due release è nel changelog?",
+        "che differenza fa se lancio il backfill in staging prima?",
     ):
         assert skip(prompt, general=True) is None, prompt

@@ -221,12 +221,16 @@ GENERAL_PATTERN = (
     r"(?:explain|spiegami|spieghi|spiegare|explicame|explica|explicar|explique|expliquer|"
     r"erklar|erklare|erklaren)\W+(?:(?:me|mi|moi|mir)\W+)?"
     r"(?:(?:in breve|briefly|brevemente|simply|in plain words|in simple terms|"
-    r"in parole semplici|in due parole|in poche parole|en pocas palabras)\W+)?"
+    r"in parole semplici|in due parole|in poche parole|en pocas palabras|"
+    r"in (?:one|two|three|a few) (?:sentences?|words|lines)|"
+    r"in (?:una|due|tre|poche) (?:frasi|frase|righe|parole))\W+)?"
     r"(?:what|cosa|che cosa|cos'e|que|ce que|was|o que|the difference|la differenza|"
     r"la diferencia|la difference|den unterschied|a diferenca)\b"
     r"|^\W*(?:what['\u2019]?s|what is|qual e|quale e|cual es|quelle est|was ist|qual e a) "
     r"(?:the |la |a )?(?:difference|differenza|diferencia|difference|unterschied|diferenca)"
     r" (?:between|tra|fra|entre|zwischen)\b"
+    r"|^\W*(?:che differenza c['\u2019 ]?e|que diferencia hay|que diferenca ha) "
+    r"(?:tra|fra|entre)\b"
     r"|^\W*(?:is it better|would it be better|e meglio|conviene|es mejor|vaut-il mieux|"
     r"ist es besser|e melhor) "
 )
@@ -243,7 +247,7 @@ GENERAL_START = OpeningPattern(
     """can could would please puoi potresti mi me puedes podrias peux pourrais kannst voce
     pode podes explain spiegami spieghi spiegare explicame explica explicar explique
     expliquer erklar erklare erklaren what whats qual quale cual quelle was is e conviene
-    es vaut ist""",
+    es vaut ist che que""",
 )
 
 
