@@ -35,6 +35,8 @@ BLIND = HERE / "realuse-blind" / "cases.json"
 BLIND_KEYED = HERE / "realuse-blind-keyed"
 ZAMPA = HERE / "realuse-blind2" / "cases.json"
 ZAMPA_KEYED = HERE / "realuse-blind2-keyed"
+CANTINA = HERE / "realuse-blind3" / "cases.json"
+CANTINA_KEYED = HERE / "realuse-blind3-keyed"
 
 
 def assert_realuse_floors(s: dict, hit1: int, recall3: int, off: int, inside: int) -> None:
@@ -150,6 +152,14 @@ def test_realuse_zampa_does_not_regress() -> None:
     at its start); keyed 27/44, 30/44, 1/12, 19/44 (28/44, 31/44, 1/12, 20/44)."""
     for keyed, hit1, recall3, off, inside in ((None, 28, 29, 1, 19), (ZAMPA_KEYED, 27, 30, 1, 19)):
         assert_realuse_floors(summary(ZAMPA, override=keyed), hit1, recall3, off, inside)
+
+
+def test_realuse_cantina_does_not_regress() -> None:
+    """`realuse-blind3/` (cantina) was written by a stranger to recall last and run once,
+    at the end of the pass, for totals: 24/44, 26/44, 0/12, 12/44 (25/44, 27/44, 0/12,
+    13/44 at its start); keyed 26/44, 27/44, 0/12, 12/44 (26/44, 28/44, 0/12, 13/44)."""
+    for keyed, floors in ((None, (24, 26, 0, 12)), (CANTINA_KEYED, (26, 27, 0, 12))):
+        assert_realuse_floors(summary(CANTINA, override=keyed), *floors)
 
 
 def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:

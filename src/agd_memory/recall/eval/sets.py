@@ -42,6 +42,7 @@ SETS = (
     EvalSet("real use, tratta", "tests/eval/realuse-fresh/cases.json", None, True),
     EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, True),
     EvalSet("real use, zampa", "tests/eval/realuse-blind2/cases.json", None, False),
+    EvalSet("real use, cantina", "tests/eval/realuse-blind3/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -64,6 +65,12 @@ SETS = (
         "real use, zampa, keyed",
         "tests/eval/realuse-blind2/cases.json",
         "tests/eval/realuse-blind2-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, cantina, keyed",
+        "tests/eval/realuse-blind3/cases.json",
+        "tests/eval/realuse-blind3-keyed",
         False,
     ),
     EvalSet(
