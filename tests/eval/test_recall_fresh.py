@@ -49,14 +49,14 @@ def test_fresh_does_not_regress_and_beats_the_reference() -> None:
 
 
 def test_fresh_with_keys() -> None:
-    # measured 60/94, 67/94, 5/64 (59/94, 66/94 before the delivery words joined the
-    # concept map; 58/94 before keyed rules of work needed a task to name them): more hits
-    # and fewer false injections than the plain
+    # measured 58/94, 66/94, 5/64 (60/94, 67/94 while the fourth pass's keyed-rule share
+    # and delivery words were in; both were taken back): more hits and fewer false
+    # injections than the plain
     # memories (benchmarks/README.md, issue 26). 59/94, 67/94 before: frame-words and
     # task-facts each cost one case here (measured by switching each off; the cases were not
     # read, to keep this set blind), a trade taken for the long prompts and in-project
     # negatives of the real-use sets (+5 recall@3, -8 and -8 in-project false injections)
-    assert_floors(summary(DEFAULT, override=KEYED), 60, 67, 5)
+    assert_floors(summary(DEFAULT, override=KEYED), 58, 66, 5)
 
 
 @pytest.mark.parametrize("name", ["es-datos", "en-saas", "global"])

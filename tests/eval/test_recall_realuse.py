@@ -37,6 +37,8 @@ ZAMPA = HERE / "realuse-blind2" / "cases.json"
 ZAMPA_KEYED = HERE / "realuse-blind2-keyed"
 CANTINA = HERE / "realuse-blind3" / "cases.json"
 CANTINA_KEYED = HERE / "realuse-blind3-keyed"
+FLEETCARE = HERE / "realuse-blind4" / "cases.json"
+FLEETCARE_KEYED = HERE / "realuse-blind4-keyed"
 
 
 def assert_realuse_floors(s: dict, hit1: int, recall3: int, off: int, inside: int) -> None:
@@ -86,9 +88,9 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 
 def test_realuse_does_not_regress() -> None:
-    # measured after the general gate's new frames: dev 47/62, 52/62, FI off-topic
-    # 0/30, in-project 10/55; held-out 47/56, 50/56, 2/30, 14/55 (after a task gets the
-    # rule of work it names: held-out in-project 15; after
+    # measured at the end of the fourth pass, after three of its changes were taken back
+    # (benchmarks/README.md): dev 47/62, 52/62, FI off-topic 0/30, in-project 10/55;
+    # held-out 47/56, 50/56, 2/30, 16/55 (14 before they were; after
     # task-new: dev in-project 9; after keyed rules of work need a task to name
     # them: in-project 13 and 17; after run and
     # lancia became task verbs: in-project 14 and 19; after say/seem joined the
@@ -96,7 +98,7 @@ def test_realuse_does_not_regress() -> None:
     # fixes: dev in-project 16, held-out hit@1 46; after frame-words, parts and
     # task-facts: in-project 21 and 22, held-out off-topic 3; before them: dev 45/62,
     # 47/62, 1/30, 30/55; held-out 46/56, 49/56, 3/30, 30/55; benchmarks/README.md)
-    for path, hit1, recall3, off, inside in ((DEV, 47, 52, 0, 10), (HOLDOUT, 47, 50, 2, 14)):
+    for path, hit1, recall3, off, inside in ((DEV, 47, 52, 0, 10), (HOLDOUT, 47, 50, 2, 16)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -117,10 +119,10 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 
 
 def test_realuse_keyed_does_not_regress() -> None:
-    # measured after the general gate's new frames: dev 47/62, 51/62, FI off-topic 0/30,
-    # in-project 12/55; held-out 49/56, 50/56, 3/30, 11/55 (held-out 12 before them; after
+    # measured at the end of the fourth pass: dev 47/62, 51/62, FI off-topic 0/30,
+    # in-project 11/55; held-out 49/56, 50/56, 3/30, 12/55 (after
     # task-new: dev in-project 10; when the keyed copies joined: 13, 13)
-    for path, hit1, recall3, off, inside in ((DEV, 47, 51, 0, 12), (HOLDOUT, 49, 50, 3, 11)):
+    for path, hit1, recall3, off, inside in ((DEV, 47, 51, 0, 11), (HOLDOUT, 49, 50, 3, 12)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
@@ -130,8 +132,10 @@ def test_realuse_fresh_does_not_regress() -> None:
     this pass's start and after its first changes; it has been read since (README). Now
     26/44, 30/44, 0/12, 26/44 and 27/44, 31/44, 0/12, 24/44: the delivery words of the
     concept map let its Italian questions reach the English memory, and its Italian
-    negatives with them (benchmarks/README.md); a task getting the rule it names, +1 each."""
-    for keyed, hit1, recall3, off, inside in ((None, 27, 31, 0, 25), (TRATTA_KEYED, 28, 32, 0, 24)):
+    negatives with them (benchmarks/README.md); a task getting the rule it names, +1 each.
+    Both were taken back at the end of the pass: 24/44, 29/44, 0/12, 24/44; keyed 26/44,
+    30/44, 0/12, 22/44."""
+    for keyed, hit1, recall3, off, inside in ((None, 24, 29, 0, 24), (TRATTA_KEYED, 26, 30, 0, 22)):
         assert_realuse_floors(summary(TRATTA, override=keyed), hit1, recall3, off, inside)
 
 
@@ -141,25 +145,38 @@ def test_realuse_blind_does_not_regress() -> None:
     31/44, 1/12, 26/44 after its first changes; with the keys `agd-memory keys` writes,
     29/44, 31/44, 0/12, 17/44 and 29/44, 31/44, 0/12, 16/44. Read since (a task getting
     the rule of work it names came from it): 30/44, 33/44, 1/12, 26/44; keyed 31/44,
-    33/44, 0/12, 16/44 (benchmarks/README.md)."""
-    for keyed, hit1, recall3, off, inside in ((None, 30, 33, 1, 24), (BLIND_KEYED, 31, 33, 0, 14)):
+    33/44, 0/12, 16/44; at the end of the pass, with that rule taken back, 28/44, 31/44,
+    1/12, 24/44 and 29/44, 31/44, 0/12, 14/44 (benchmarks/README.md)."""
+    for keyed, hit1, recall3, off, inside in ((None, 28, 31, 1, 24), (BLIND_KEYED, 29, 31, 0, 14)):
         assert_realuse_floors(summary(BLIND, override=keyed), hit1, recall3, off, inside)
 
 
 def test_realuse_zampa_does_not_regress() -> None:
-    """`realuse-blind2/` (zampa) was written by a stranger to recall last and run once, at
-    the end of the pass, for totals: 28/44, 29/44, 1/12, 19/44 (29/44, 30/44, 1/12, 20/44
-    at its start); keyed 27/44, 30/44, 1/12, 19/44 (28/44, 31/44, 1/12, 20/44)."""
-    for keyed, hit1, recall3, off, inside in ((None, 28, 29, 1, 19), (ZAMPA_KEYED, 27, 30, 1, 19)):
+    """`realuse-blind2/` (zampa) was written by a stranger to recall and run for totals
+    only: 28/44, 29/44, 1/12, 19/44 (29/44, 30/44, 1/12, 20/44 at the pass's start); keyed
+    27/44, 30/44, 1/12, 19/44 (28/44, 31/44, 1/12, 20/44); after three changes were taken
+    back on the evidence of the blind sets, 29/44, 30/44, 1/12, 19/44 and 28/44, 31/44,
+    1/12, 19/44 (benchmarks/README.md)."""
+    for keyed, hit1, recall3, off, inside in ((None, 29, 30, 1, 19), (ZAMPA_KEYED, 28, 31, 1, 19)):
         assert_realuse_floors(summary(ZAMPA, override=keyed), hit1, recall3, off, inside)
 
 
 def test_realuse_cantina_does_not_regress() -> None:
-    """`realuse-blind3/` (cantina) was written by a stranger to recall last and run once,
-    at the end of the pass, for totals: 24/44, 26/44, 0/12, 12/44 (25/44, 27/44, 0/12,
-    13/44 at its start); keyed 26/44, 27/44, 0/12, 12/44 (26/44, 28/44, 0/12, 13/44)."""
-    for keyed, floors in ((None, (24, 26, 0, 12)), (CANTINA_KEYED, (26, 27, 0, 12))):
+    """`realuse-blind3/` (cantina) was written by a stranger to recall and run for totals
+    only: 24/44, 26/44, 0/12, 12/44 (25/44, 27/44, 0/12, 13/44 at the pass's start); keyed
+    26/44, 27/44, 0/12, 12/44 (26/44, 28/44, 0/12, 13/44); after three changes were taken
+    back, 25/44, 27/44, 0/12, 12/44 and 27/44, 29/44, 0/12, 12/44."""
+    for keyed, floors in ((None, (25, 27, 0, 12)), (CANTINA_KEYED, (27, 29, 0, 12))):
         assert_realuse_floors(summary(CANTINA, override=keyed), *floors)
+
+
+def test_realuse_fleetcare_does_not_regress() -> None:
+    """`realuse-blind4/` (fleetcare) was written by a stranger to recall after a choice was
+    set down for it (benchmarks/README.md) and run for totals only: 28/44, 31/44, 0/12,
+    18/44; keyed 31/44, 33/44, 0/12, 22/44 (29/44, 32/44, 0/12, 18/44 and 32/44, 34/44,
+    0/12, 22/44 at the pass's start)."""
+    for keyed, floors in ((None, (28, 31, 0, 18)), (FLEETCARE_KEYED, (31, 33, 0, 22))):
+        assert_realuse_floors(summary(FLEETCARE, override=keyed), *floors)
 
 
 def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:
@@ -176,8 +193,8 @@ def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 84%, recall@3 89%, false injections 7% off-topic and 25% in-project; keyed: "
-    "88%, 89%, 10% and 20%",
+    "hit@1 84%, recall@3 89%, false injections 7% off-topic and 29% in-project; keyed: "
+    "88%, 89%, 10% and 22%",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
 def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:

@@ -92,20 +92,6 @@ def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
     assert first("when are the SMS reminders for appointments sent?") == "sms-reminders"
 
 
-def test_a_long_request_for_work_gets_the_rule_it_names(make_settings) -> None:
-    """The rule is named by two of its words (migration, backfill); the rest of the task
-    is its own business and no block's, which leaves the rule a small share of it."""
-    settings = make_settings()
-    task = (
-        "write a migration for the clinic_settings table that stores each clinic's opening"
-        " hours, holiday closures, phone number, fax, website and calendar colour, then"
-        " backfill it from the old spreadsheet"
-    )
-    assert ids(task, RULES, settings)[:1] == ["fb-safe-migrations"]
-    question = task.replace("write a migration", "do we have a migration")
-    assert ids(question, RULES, settings) == []  # a question is judged by its share
-
-
 def test_a_request_for_work_about_a_thing_the_memory_never_saw_gets_only_what_names_it(
     make_settings,
 ) -> None:

@@ -118,33 +118,3 @@ def test_a_key_word_is_met_by_an_inflected_prompt_word(memory_file, make_setting
     assert plain.chosen == []
     # still whole keys only: a cognate of one word of a phrase is not enough
     assert recall("ridimensioniamo la finestra del terminale", [mf], settings).chosen == []
-
-
-COMMIT_RULE = block(
-    "fb-commit-style",
-    "commit messages: imperative subject, scope prefix, no emoji",
-    "Subject line under 60 characters, `scope: do the thing`; the body says why.",
-    kind="x-feedback",
-    keys="commit message, git log, changelog, squash, subject line, conventional commits",
-)
-UPLOADS = block(
-    "upload-retries",
-    "uploads retry three times with backoff",
-    "The uploader retries a failed part three times (1 s, 4 s, 16 s) before giving up.",
-)
-
-
-def test_a_task_that_names_a_keyed_rule_by_one_shared_word_does_not_get_it(
-    memory_file, make_settings
-) -> None:
-    """A rule of work with keys carries the words a task would name it by: a task sharing
-    one of them (`messages`) and little else is about something else."""
-    mf = memory_file([COMMIT_RULE, UPLOADS])
-    settings = make_settings()
-    task = (
-        "add colour to the error messages and keep each printed line under 60 characters"
-        " on a terminal"
-    )
-    assert "fb-commit-style" not in [s.entry.id for s in recall(task, [mf], settings).chosen]
-    named = "write the commit message for the retry change, with the subject line only"
-    assert [s.entry.id for s in recall(named, [mf], settings).chosen][:1] == ["fb-commit-style"]

@@ -164,23 +164,3 @@ def test_a_prompt_about_cargo_or_the_actual_start_does_not_recall_uploads_or_upd
         ("aggiorna la versione", "updates"),
     ]:
         assert [c.entry.id for c in recall(prompt, [mf], settings).chosen][:1] == [expect], prompt
-
-
-def test_the_words_of_deliveries_meet_across_languages() -> None:
-    """An Italian question about an English memory of deliveries (`consegna`, `pacco`,
-    `destinatario`) meets its words; a German or Spanish `Paket` / `paquete` is a software
-    package too and stays apart from parcels, and Italian `tempo` is the weather too."""
-    an = Analyzer()
-    pairs = [
-        ("consegna", "delivery"),
-        ("consegne", "deliveries"),
-        ("pacchi", "parcel"),
-        ("destinatari", "recipients"),
-        ("spedizione", "shipment"),
-        ("vincoli", "constraint"),
-        ("posizione", "position"),
-    ]
-    for italian, english in pairs:
-        assert an.normalize(italian) == an.normalize(english), italian
-    assert an.normalize("paket") != an.normalize("parcel")
-    assert an.normalize("tempo") != an.normalize("time")

@@ -63,10 +63,6 @@ TASK_FACT_SHARE = 0.5
 """task-facts: for a request for work, a block that is not a rule of work (feedback) must
 match this share of the prompt: a task shares the project's words with many facts, and
 the facts it needs are the ones it names (benchmarks/README.md, issue 26)."""
-TASK_RULE_SHARE = 0.4
-"""task-facts: the share a rule of work with keys needs of a request for work that names it
-by fewer than two of its own words (`fits_the_task`). 0.4 kept every hit of every set;
-without keys a rule keeps the old exemption (at 0.4 the fresh set lost 4 of recall@3)."""
 
 
 # Scored and RecallResult are not dataclasses (nor `typing.NamedTuple`): the prompt hook
@@ -228,10 +224,9 @@ def covering(
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work, `new`: about a thing
-    no block holds), `fits_the_task` says which blocks may answer it, and a rule of work
-    it names (`names_the_rule`) needs no share. `need_of` (the share a block needs) and
-    `anchor_rules` (a share that anchors a block) are the measured rules unless the
-    evaluation passes others."""
+    no block holds), `fits_the_task` says which blocks may answer it. `need_of` (the share
+    a block needs) and `anchor_rules` (a share that anchors a block) are the measured
+    rules unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
@@ -242,7 +237,7 @@ def covering(
         share = sum(surprise[w] for w in m.covered) / total
         if task and not fits_the_task(m, share, new):
             continue
-        if share < need_of(m, m.covered) and not (task and names_the_rule(m)):
+        if share < need_of(m, m.covered):
             share = _part_share(m, parts, surprise, need_of, common)
             if share is None:
                 continue
@@ -264,24 +259,10 @@ def new_object(prompt: str, front: Front, index: Index) -> bool:
 
 def fits_the_task(m: Match, share: float, new: bool) -> bool:
     """task-facts: whether a block may answer a request for work whose information it holds
-    `share` of; `new`: the task is about a thing no block holds (`new_object`). A fact, or
-    any block for a task about something new, needs TASK_FACT_SHARE. A rule of work
-    applies to the tasks it constrains, which share few of its words; but a rule with keys
-    has the words a task would name it by (the keys prompt asks for them), so one that the
-    task names by fewer than two of its own words (id, desc, keys) needs TASK_RULE_SHARE."""
-    if share >= TASK_FACT_SHARE:
-        return True
-    if new or m.doc.kind != "x-feedback":
-        return False
-    return names_the_rule(m) or not m.doc.keys_set or share >= TASK_RULE_SHARE
-
-
-def names_the_rule(m: Match) -> bool:
-    """task-facts: the prompt names this rule of work (a feedback entry) by two of its own
-    words (id, desc, keys): `write a DAG that loads ... into a raw table` names the DAG
-    rules, whatever else the task is about, so a request for work gets the rule however
-    small its share of the prompt."""
-    return m.doc.kind == "x-feedback" and len(whole_words(m.anchor_exact)) >= 2
+    `share` of; `new`: the task is about a thing no block holds (`new_object`). A rule of
+    work applies to the tasks it constrains, which share few of its words; a fact, or any
+    block for a task about something new, needs TASK_FACT_SHARE."""
+    return share >= TASK_FACT_SHARE or (not new and m.doc.kind == "x-feedback")
 
 
 def coverage_need(m: Match, covered: frozenset[str]) -> float:

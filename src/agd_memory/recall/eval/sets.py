@@ -43,6 +43,7 @@ SETS = (
     EvalSet("real use, adria", "tests/eval/realuse-blind/cases.json", None, True),
     EvalSet("real use, zampa", "tests/eval/realuse-blind2/cases.json", None, False),
     EvalSet("real use, cantina", "tests/eval/realuse-blind3/cases.json", None, False),
+    EvalSet("real use, fleetcare", "tests/eval/realuse-blind4/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -71,6 +72,12 @@ SETS = (
         "real use, cantina, keyed",
         "tests/eval/realuse-blind3/cases.json",
         "tests/eval/realuse-blind3-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, fleetcare, keyed",
+        "tests/eval/realuse-blind4/cases.json",
+        "tests/eval/realuse-blind4-keyed",
         False,
     ),
     EvalSet(
