@@ -29,16 +29,6 @@ HERE = Path(__file__).resolve().parent
 DEV = HERE / "realuse" / "dev-cases.json"
 HOLDOUT = HERE / "realuse" / "holdout-cases.json"
 KEYED = HERE / "realuse-keyed"
-TRATTA = HERE / "realuse-fresh" / "cases.json"
-TRATTA_KEYED = HERE / "realuse-fresh-keyed"
-BLIND = HERE / "realuse-blind" / "cases.json"
-BLIND_KEYED = HERE / "realuse-blind-keyed"
-ZAMPA = HERE / "realuse-blind2" / "cases.json"
-ZAMPA_KEYED = HERE / "realuse-blind2-keyed"
-CANTINA = HERE / "realuse-blind3" / "cases.json"
-CANTINA_KEYED = HERE / "realuse-blind3-keyed"
-FLEETCARE = HERE / "realuse-blind4" / "cases.json"
-FLEETCARE_KEYED = HERE / "realuse-blind4-keyed"
 
 
 def assert_realuse_floors(s: dict, hit1: int, recall3: int, off: int, inside: int) -> None:
@@ -126,57 +116,25 @@ def test_realuse_keyed_does_not_regress() -> None:
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
-def test_realuse_fresh_does_not_regress() -> None:
-    """`realuse-fresh/` (tratta) was written by a stranger to recall and first run blind:
-    24/44, 29/44, 0/12, 26/44 (plain) and 26/44, 30/44, 0/12, 23/44 (keyed), the same at
-    this pass's start and after its first changes; it has been read since (README). Now
-    26/44, 30/44, 0/12, 26/44 and 27/44, 31/44, 0/12, 24/44: the delivery words of the
-    concept map let its Italian questions reach the English memory, and its Italian
-    negatives with them (benchmarks/README.md); a task getting the rule it names, +1 each.
-    Both were taken back at the end of the pass: 24/44, 29/44, 0/12, 24/44; keyed 26/44,
-    30/44, 0/12, 22/44."""
-    for keyed, hit1, recall3, off, inside in ((None, 24, 29, 0, 24), (TRATTA_KEYED, 26, 30, 0, 22)):
-        assert_realuse_floors(summary(TRATTA, override=keyed), hit1, recall3, off, inside)
+STRANGERS = {
+    "tratta": ("realuse-fresh", (24, 29, 0, 24), (26, 30, 0, 22)),
+    "adria": ("realuse-blind", (28, 31, 1, 24), (29, 31, 0, 14)),
+    "zampa": ("realuse-blind2", (29, 30, 1, 19), (28, 31, 1, 19)),
+    "cantina": ("realuse-blind3", (25, 27, 0, 12), (27, 29, 0, 12)),
+    "fleetcare": ("realuse-blind4", (28, 31, 0, 18), (31, 33, 0, 22)),
+}
+"""The sets written by strangers to recall (each folder's README says how, and which were
+read; benchmarks/README.md, issue 26's fourth pass, has their history): folder, then the
+hit@1, recall@3, off-topic and in-project false injections measured at the end of that
+pass, plain and with the keys `agd-memory keys` writes (the folder's `-keyed` copy)."""
 
 
-def test_realuse_blind_does_not_regress() -> None:
-    """`realuse-blind/` (adria) was written by a stranger to recall after tratta had been
-    read, and run for totals only: 28/44, 31/44, 1/12, 27/44 at this pass's start, 28/44,
-    31/44, 1/12, 26/44 after its first changes; with the keys `agd-memory keys` writes,
-    29/44, 31/44, 0/12, 17/44 and 29/44, 31/44, 0/12, 16/44. Read since (a task getting
-    the rule of work it names came from it): 30/44, 33/44, 1/12, 26/44; keyed 31/44,
-    33/44, 0/12, 16/44; at the end of the pass, with that rule taken back, 28/44, 31/44,
-    1/12, 24/44 and 29/44, 31/44, 0/12, 14/44 (benchmarks/README.md)."""
-    for keyed, hit1, recall3, off, inside in ((None, 28, 31, 1, 24), (BLIND_KEYED, 29, 31, 0, 14)):
-        assert_realuse_floors(summary(BLIND, override=keyed), hit1, recall3, off, inside)
-
-
-def test_realuse_zampa_does_not_regress() -> None:
-    """`realuse-blind2/` (zampa) was written by a stranger to recall and run for totals
-    only: 28/44, 29/44, 1/12, 19/44 (29/44, 30/44, 1/12, 20/44 at the pass's start); keyed
-    27/44, 30/44, 1/12, 19/44 (28/44, 31/44, 1/12, 20/44); after three changes were taken
-    back on the evidence of the blind sets, 29/44, 30/44, 1/12, 19/44 and 28/44, 31/44,
-    1/12, 19/44 (benchmarks/README.md)."""
-    for keyed, hit1, recall3, off, inside in ((None, 29, 30, 1, 19), (ZAMPA_KEYED, 28, 31, 1, 19)):
-        assert_realuse_floors(summary(ZAMPA, override=keyed), hit1, recall3, off, inside)
-
-
-def test_realuse_cantina_does_not_regress() -> None:
-    """`realuse-blind3/` (cantina) was written by a stranger to recall and run for totals
-    only: 24/44, 26/44, 0/12, 12/44 (25/44, 27/44, 0/12, 13/44 at the pass's start); keyed
-    26/44, 27/44, 0/12, 12/44 (26/44, 28/44, 0/12, 13/44); after three changes were taken
-    back, 25/44, 27/44, 0/12, 12/44 and 27/44, 29/44, 0/12, 12/44."""
-    for keyed, floors in ((None, (25, 27, 0, 12)), (CANTINA_KEYED, (27, 29, 0, 12))):
-        assert_realuse_floors(summary(CANTINA, override=keyed), *floors)
-
-
-def test_realuse_fleetcare_does_not_regress() -> None:
-    """`realuse-blind4/` (fleetcare) was written by a stranger to recall after a choice was
-    set down for it (benchmarks/README.md) and run for totals only: 28/44, 31/44, 0/12,
-    18/44; keyed 31/44, 33/44, 0/12, 22/44 (29/44, 32/44, 0/12, 18/44 and 32/44, 34/44,
-    0/12, 22/44 at the pass's start)."""
-    for keyed, floors in ((None, (28, 31, 0, 18)), (FLEETCARE_KEYED, (31, 33, 0, 22))):
-        assert_realuse_floors(summary(FLEETCARE, override=keyed), *floors)
+@pytest.mark.parametrize("name", STRANGERS)
+def test_the_sets_written_by_strangers_do_not_regress(name: str) -> None:
+    folder, plain, keyed = STRANGERS[name]
+    cases = HERE / folder / "cases.json"
+    assert_realuse_floors(summary(cases), *plain)
+    assert_realuse_floors(summary(cases, override=HERE / f"{folder}-keyed"), *keyed)
 
 
 def test_ours_is_ahead_of_the_earlier_plugin_on_every_set() -> None:
