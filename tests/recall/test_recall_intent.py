@@ -92,19 +92,6 @@ def test_a_request_for_work_puts_the_rule_of_work_first(make_settings) -> None:
     assert first("when are the SMS reminders for appointments sent?") == "sms-reminders"
 
 
-def test_a_request_for_work_about_a_thing_the_memory_never_saw_gets_only_what_names_it(
-    make_settings,
-) -> None:
-    """task-new: the favicon is in no block; the words the task shares with the migration
-    rule (appointments, column) are the project's ordinary ones."""
-    settings = make_settings()
-    new = "add a favicon to the booking site and show appointments on a column of the page"
-    assert ids(new, RULES, settings) == []
-    assert ids(new, RULES, settings, DEFAULT - {"task-new"}) == ["fb-safe-migrations"]
-    known = "add a nullable column to appointments and backfill it in the same migration"
-    assert ids(known, RULES, settings)[:1] == ["fb-safe-migrations"]
-
-
 def test_a_request_to_run_something_is_a_request_for_work(make_settings) -> None:
     """The request may come after the context, and `run`/`lancia` ask for work as `add`
     does (`lancia`, like `aggiungi`, names no topic: `run` does, a test run, a dry run;

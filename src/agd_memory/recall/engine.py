@@ -192,8 +192,7 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     if matches:
         matches = inherit_superseded(matches, index, built)
         parts = prompt_parts(prompt, front, index)
-        task, new = policy.asks_for_work(prompt), new_object(prompt, front, index)
-        matches = covering(matches, index, words, parts=parts, task=task, new=new)
+        matches = covering(matches, index, words, parts=parts, task=policy.asks_for_work(prompt))
     matches = boosted(matches, prompt)
     return ranked_within_budget(matches, settings, words)
 
@@ -218,15 +217,14 @@ def covering(
     *,
     parts: Sequence[frozenset[str]] = (),
     task: bool = False,
-    new: bool = False,
     need_of: Callable[[Match, frozenset[str]], float] | None = None,
     anchor_rules: Sequence[Callable[[Match, float], Match]] | None = None,
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
-    of one of its `parts` (clauses); with `task` (a request for work, `new`: about a thing
-    no block holds), `fits_the_task` says which blocks may answer it. `need_of` (the share
-    a block needs) and `anchor_rules` (a share that anchors a block) are the measured
-    rules unless the evaluation passes others."""
+    of one of its `parts` (clauses); with `task` (a request for work), blocks other than
+    rules of work need TASK_FACT_SHARE of the whole prompt. `need_of` (the share a block
+    needs) and `anchor_rules` (a share that anchors a block) are the measured rules
+    unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
@@ -235,7 +233,7 @@ def covering(
     out = []
     for m in matches:
         share = sum(surprise[w] for w in m.covered) / total
-        if task and not fits_the_task(m, share, new):
+        if task and m.doc.kind != "x-feedback" and share < TASK_FACT_SHARE:
             continue
         if share < need_of(m, m.covered):
             share = _part_share(m, parts, surprise, need_of, common)
@@ -246,23 +244,6 @@ def covering(
             m = rule(m, share)
         out.append(m)
     return out
-
-
-def new_object(prompt: str, front: Front, index: Index) -> bool:
-    """task-new: the prompt asks for work on a thing no block holds, the first content word
-    after its verb (`add a badge to the README`: `badge`): the memory knows nothing of it,
-    and the words it shares with a block are the project's ordinary ones."""
-    request = policy.task_request(prompt)
-    words = [] if request is None else front.concepts(index, front.words_of(request))
-    return bool(words) and index.df_of(words[0]) == 0
-
-
-def fits_the_task(m: Match, share: float, new: bool) -> bool:
-    """task-facts: whether a block may answer a request for work whose information it holds
-    `share` of; `new`: the task is about a thing no block holds (`new_object`). A rule of
-    work applies to the tasks it constrains, which share few of its words; a fact, or any
-    block for a task about something new, needs TASK_FACT_SHARE."""
-    return share >= TASK_FACT_SHARE or (not new and m.doc.kind == "x-feedback")
 
 
 def coverage_need(m: Match, covered: frozenset[str]) -> float:

@@ -280,29 +280,17 @@ def asks_for_work(prompt: str) -> bool:
     (`the export is slow, make it stream`). The project's rules of work (feedback entries:
     conventions, corrections) are what applies to a task, more than the facts that merely
     share its words."""
-    return task_request(prompt) is not None
+    return any(_opens_with_task_verb(clause) for clause in clauses(prompt[:400]))
 
 
-def task_request(prompt: str) -> str | None:
-    """The first clause that asks for work, after its verb (`add a badge to the README` ->
-    `a badge to the README`), or None."""
-    for clause in clauses(prompt[:400]):
-        rest = _after_task_verb(clause)
-        if rest is not None:
-            return rest
-    return None
-
-
-def _after_task_verb(clause: str) -> str | None:
+def _opens_with_task_verb(clause: str) -> bool:
     text = fold(clause).lstrip(" \t\n\"'`([{*-#>")
     for polite in _POLITE:
         if text.startswith(polite + " ") or text.startswith(polite + ","):
             text = text[len(polite) + 1 :].lstrip(" ,")
             break
     first = _WORD.match(text)
-    if first is None or first.group() not in TASK_VERBS:
-        return None
-    return text[first.end() :]
+    return first is not None and first.group() in TASK_VERBS
 
 
 CLAUSE_BREAK = re.compile(

@@ -25,7 +25,6 @@ FEATURES: dict[str, str] = {
     "evidence": "a block whose body matches several distinct prompt words (enough of its IDF mass) needs no anchor",
     "parts": "a block may account for one clause of a prompt of several (a multi-part question) instead of the whole prompt",
     "task-facts": "for a request for work, a block other than a rule of work (feedback) must account for half the prompt",
-    "task-new": "a request for work about a thing no block holds (its first word after the verb) gets only blocks that account for half of it, rules of work too",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
     "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",

@@ -44,6 +44,7 @@ SETS = (
     EvalSet("real use, zampa", "tests/eval/realuse-blind2/cases.json", None, False),
     EvalSet("real use, cantina", "tests/eval/realuse-blind3/cases.json", None, False),
     EvalSet("real use, fleetcare", "tests/eval/realuse-blind4/cases.json", None, False),
+    EvalSet("real use, pista", "tests/eval/realuse-blind5/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -78,6 +79,12 @@ SETS = (
         "real use, fleetcare, keyed",
         "tests/eval/realuse-blind4/cases.json",
         "tests/eval/realuse-blind4-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, pista, keyed",
+        "tests/eval/realuse-blind5/cases.json",
+        "tests/eval/realuse-blind5-keyed",
         False,
     ),
     EvalSet(

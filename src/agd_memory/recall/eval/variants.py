@@ -161,7 +161,6 @@ def recall(
             words,
             parts=parts,
             task="task-facts" in feats and policy.asks_for_work(prompt),
-            new="task-new" in feats and engine.new_object(prompt, front, index),
             need_of=engine.coverage_need if "coverage-multi" in feats else _flat_need,
             anchor_rules=[rule for name, rule in rules.items() if name in feats],
         )
