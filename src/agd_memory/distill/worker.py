@@ -91,7 +91,7 @@ def run(settings: Settings, key: str, *, sleep: Callable[[float], None] = time.s
             return
 
 
-def _warm_recall(settings: Settings, layers, say: Callable[[str], None]) -> None:
+def _warm_recall(settings: Settings, layers: paths.Layers, say: Callable[[str], None]) -> None:
     """Rebuild recall's analysis of the layers the sessions wrote to, here rather than in
     the first prompt after them (recall's disk cache is keyed by each file's identity)."""
     from ..recall import front

@@ -8,8 +8,8 @@ words, index: what recall and search share), `cooccurrence` (BM25F plus co-occur
 credit, both score with it), `policy` (gates, floors, budget), `engine` (recall's
 pipeline, frozen, no switches), `render`, `search`; `eval/` (off the hook path):
 `evaluate` (the harness), `features` (the measured changes over the reference by name),
-`variants` (recall with any set of them, and `VariantAnalyzer`: the reference algorithm), `reference` (the
-earlier plugin's score formula).
+`variants` (recall with any set of them, and `VariantAnalyzer`: the reference algorithm),
+`reference` (the earlier plugin's score formula).
 """
 
 from __future__ import annotations

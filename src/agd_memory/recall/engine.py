@@ -189,11 +189,13 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     words = front.concepts(index, front.words)
     built = front.prompt(words)
     matches = [m for m in scored(index, built) if m.doc.memory]
-    if matches:
-        matches = inherit_superseded(matches, index, built)
-        parts = prompt_parts(prompt, front, index)
-        matches = covering(matches, index, words, parts=parts, task=policy.asks_for_work(prompt))
-    matches = boosted(matches, prompt)
+    if not matches:
+        return ranked_within_budget(matches, settings, words)
+    task = policy.asks_for_work(prompt)  # once: it reads every clause of the prompt
+    matches = inherit_superseded(matches, index, built)
+    parts = prompt_parts(prompt, front, index)
+    matches = covering(matches, index, words, parts=parts, task=task)
+    matches = task_boosted(where_boosted(matches, prompt), task)
     return ranked_within_budget(matches, settings, words)
 
 
@@ -305,11 +307,6 @@ def whole_words(words: frozenset[str]) -> set[str]:
     return {w for w in words if not any(v != w and bare[w] in bare[v] for v in words)}
 
 
-def boosted(matches: list[Match], prompt: str) -> list[Match]:
-    """A where-question lifts reference entries, a request for work feedback entries."""
-    return task_boosted(where_boosted(matches, prompt), prompt)
-
-
 def where_boosted(matches: list[Match], prompt: str) -> list[Match]:
     """where-reference: a where-question lifts reference entries (links, manuals, places)."""
     if matches and policy.WHERE_QUESTION.search(prompt):
@@ -317,9 +314,10 @@ def where_boosted(matches: list[Match], prompt: str) -> list[Match]:
     return matches
 
 
-def task_boosted(matches: list[Match], prompt: str) -> list[Match]:
-    """task-feedback: a request for work lifts feedback entries (rules of work)."""
-    if matches and policy.asks_for_work(prompt):
+def task_boosted(matches: list[Match], task: bool) -> list[Match]:
+    """task-feedback: a request for work (`task`: `policy.asks_for_work`) lifts feedback
+    entries (rules of work)."""
+    if matches and task:
         matches = _boost_kind(matches, "x-feedback", TASK_BOOST)
     return matches
 

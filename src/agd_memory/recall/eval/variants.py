@@ -167,7 +167,7 @@ def recall(
     if "where-reference" in feats:
         matches = engine.where_boosted(matches, prompt)
     if "task-feedback" in feats:
-        matches = engine.task_boosted(matches, prompt)
+        matches = engine.task_boosted(matches, policy.asks_for_work(prompt))
     sizes_of = None if "exact-budget" in feats else _reference_sizes
     return engine.ranked_within_budget(matches, settings, words, sizes_of=sizes_of)
 
