@@ -16,6 +16,7 @@ from agd_memory import paths, store
 from agd_memory.distill import pipeline, proposals, schema
 from agd_memory.distill.state import Pending
 from agd_memory.errors import UserError
+from agd_memory.store.rules import MAX_KEYS
 
 REPO = Path(__file__).resolve().parents[2]
 OLD = [f"fact-{i}" for i in range(13)]
@@ -114,10 +115,13 @@ def test_fields_of_the_wrong_type_or_size_refuse_the_proposal(raw: dict, message
 
 def test_limits_on_keys_and_supersedes_hold_on_read() -> None:
     p = proposals.validate(
-        proposal(keys=[f"key{n}" for n in range(40)], supersedes=[f"old-{n}" for n in range(4)])
+        proposal(
+            keys=[f"key{n}" for n in range(MAX_KEYS + 16)],
+            supersedes=[f"old-{n}" for n in range(4)],
+        )
     )
-    assert len(p.keys) == 24 and p.supersedes == ()
-    assert any("keys past the first 24 dropped" in n for n in p.notes)
+    assert len(p.keys) == MAX_KEYS and p.supersedes == ()
+    assert any(f"keys past the first {MAX_KEYS} dropped" in n for n in p.notes)
     assert proposals.validate(proposal(supersedes=["a", "#b", "a"])).supersedes == ("a", "b")
     assert proposals.validate(proposal(supersedes=[{"id": "a"}])).supersedes == ()
 

@@ -16,6 +16,7 @@ from distill_records import result, say, tool, user, write_transcript
 
 from agd_memory import recall, store
 from agd_memory.distill import learn, review, state, worker
+from agd_memory.store import rules
 
 MCP = "mcp__plugin_agd-memory_agd-memory__"
 
@@ -167,7 +168,7 @@ def test_at_most_four_keys_per_entry_and_session_and_the_rest_make_room(
     env, fake_claude, project
 ) -> None:
     cwd, mf = project
-    full = [f"term{n}" for n in range(24)]
+    full = [f"term{n}" for n in range(rules.MAX_KEYS)]
     mf.set_keys({"tz-bug": full})
     prompt = "the clocks changed weekly nightly numbers report hour off again after summer"
     typed = ["clocks", "weekly", "nightly", "numbers", "report", "summer"]
@@ -176,7 +177,7 @@ def test_at_most_four_keys_per_entry_and_session_and_the_rest_make_room(
     end(env, cwd, lookup_turn(prompt, "tz-bug"))
 
     keys = [k.strip() for k in mf.entry("tz-bug").attrs["keys"].split(",")]
-    assert keys[:4] == typed[:4] and len(keys) == 24 and keys[4:] == full[:20]
+    assert keys[:4] == typed[:4] and len(keys) == rules.MAX_KEYS and keys[4:] == full[:-4]
 
 
 def test_in_review_mode_the_learned_keys_wait_in_the_queue(

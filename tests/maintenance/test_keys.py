@@ -180,14 +180,14 @@ def test_argv_has_the_entries_schema_and_the_languages(env, fake_claude, tmp_pat
     assert item["properties"]["keys"]["type"] == "array" and item["required"] == ["id", "keys"]
     prompt = argv[argv.index("--system-prompt") + 1]
     assert "LANGUAGES" not in prompt
-    assert "user's languages: en, it," in prompt
+    assert "user's languages (en, it)" in prompt
     assert argv[argv.index("--tools") + 1] == "" and "--safe-mode" in argv
 
 
 def test_english_only_entries_ask_for_english(env, fake_claude, memory, run) -> None:
     run("keys", memory)
     argv = fake_claude.calls()[0]["argv"]
-    assert "user's languages: en," in argv[argv.index("--system-prompt") + 1]
+    assert "user's languages (en)" in argv[argv.index("--system-prompt") + 1]
 
 
 def keep_history(memory: Path, requests: list[str]) -> None:
@@ -216,7 +216,19 @@ def test_the_language_the_user_writes_requests_in_is_asked_for(
     )
     run("keys", memory)
     argv = fake_claude.calls()[0]["argv"]
-    assert "user's languages: en, it," in argv[argv.index("--system-prompt") + 1]
+    assert "user's languages (en, it)" in argv[argv.index("--system-prompt") + 1]
+
+
+def test_keys_in_two_languages_are_kept_whole(env, fake_claude, memory, run) -> None:
+    """A user who writes in English and Italian gets each language's own keys (about 20
+    each): an answer of 40 keys is stored whole, not cut to the first language's."""
+    english = [f"queue term {n}" for n in range(20)]
+    italian = [f"coda termine {n}" for n in range(20)]
+    fake_claude.script(fake_claude.keys_answer({"db-choice": english + italian}))
+    status, _, _ = run("keys", memory, "--apply")
+    assert status == 0
+    stored = reread(memory)["db-choice"].attrs["keys"].split(", ")
+    assert stored == english + italian
 
 
 def test_a_language_of_one_request_in_many_is_not_asked_for(
@@ -226,7 +238,7 @@ def test_a_language_of_one_request_in_many_is_not_asked_for(
     keep_history(memory, [*english, "perché la coda usa Postgres e non Redis? me lo ricordi?"])
     run("keys", memory)
     argv = fake_claude.calls()[0]["argv"]
-    assert "user's languages: en," in argv[argv.index("--system-prompt") + 1]
+    assert "user's languages (en)" in argv[argv.index("--system-prompt") + 1]
 
 
 @pytest.mark.parametrize(
@@ -250,8 +262,8 @@ def test_langs_option_and_setting_choose_the_languages(
     monkeypatch.setenv("AGD_RECALL_LANGS", "it,fr")
     run("keys", memory)
     prompts = [c["argv"][c["argv"].index("--system-prompt") + 1] for c in fake_claude.calls()]
-    assert "user's languages: en, de," in prompts[0]
-    assert "user's languages: it, fr," in prompts[1]
+    assert "user's languages (en, de)" in prompts[0]
+    assert "user's languages (it, fr)" in prompts[1]
 
 
 def test_print_prompt_calls_nothing_and_writes_nothing(env, fake_claude, memory, run) -> None:

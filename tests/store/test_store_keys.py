@@ -7,6 +7,7 @@ import pytest
 import agd
 from agd_memory import store
 from agd_memory.errors import SaveRejected
+from agd_memory.store.rules import MAX_KEYS
 
 
 def _attrs(mf: store.MemoryFile, block_id: str) -> dict:
@@ -38,7 +39,7 @@ def test_entries_expose_keys_as_an_attribute(mf: store.MemoryFile) -> None:
     ("keys", "why"),
     [
         (["x" * 49], "at most 48 characters"),
-        ([f"k{i}" for i in range(25)], "keep the 24 most useful"),
+        ([f"k{i}" for i in range(MAX_KEYS + 1)], f"keep the {MAX_KEYS} most useful"),
         ([3], "must be text"),
     ],
 )

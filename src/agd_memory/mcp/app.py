@@ -223,9 +223,10 @@ Supersedes = Annotated[
 Keys = Annotated[
     list[str] | None,
     Field(
-        description="12-24 search terms a later request would use but the desc lacks: synonyms, "
-        "plain words, how a user would ask, translations; single words or two-word phrases, "
-        'e.g. ["db", "database", "banca dati"]. Kept if omitted.'
+        description="12-24 search terms in each language the user writes in (at most 48) that "
+        "a later request would use but the desc lacks: synonyms, plain words, how a user would "
+        'ask; single words or two-word phrases, e.g. ["db", "database", "banca dati"]. '
+        "Kept if omitted."
     ),
 ]
 WriteScope = Annotated[

@@ -24,7 +24,7 @@ MAX_ID_CHARS = 128
 MAX_KIND_CHARS = 64
 MAX_DESC_CHARS = 1_000
 MAX_BODY_CHARS = 100_000
-MAX_KEYS = 24
+MAX_KEYS = 48  # 12 to 24 in each of two languages (distill/keys_prompt.md)
 MAX_KEY_CHARS = 48
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
 
