@@ -45,6 +45,8 @@ SETS = (
     EvalSet("real use, cantina", "tests/eval/realuse-blind3/cases.json", None, False),
     EvalSet("real use, fleetcare", "tests/eval/realuse-blind4/cases.json", None, False),
     EvalSet("real use, pista", "tests/eval/realuse-blind5/cases.json", None, False),
+    EvalSet("real use, mercato", "tests/eval/realuse-blind6/cases.json", None, False),
+    EvalSet("real use, aule", "tests/eval/realuse-blind7/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -85,6 +87,18 @@ SETS = (
         "real use, pista, keyed",
         "tests/eval/realuse-blind5/cases.json",
         "tests/eval/realuse-blind5-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, mercato, keyed",
+        "tests/eval/realuse-blind6/cases.json",
+        "tests/eval/realuse-blind6-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, aule, keyed",
+        "tests/eval/realuse-blind7/cases.json",
+        "tests/eval/realuse-blind7-keyed",
         False,
     ),
     EvalSet(
