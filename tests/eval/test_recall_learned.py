@@ -62,9 +62,10 @@ def test_a_prompt_taught_once_recalls_its_entry_the_next_time_and_no_negative_ga
 def test_keys_learned_for_an_entry_do_not_lose_it_for_a_prompt_that_found_it_before(
     tmp_path: Path,
 ) -> None:
-    # an entry that got its first keys needed the keyed share of every prompt
-    # (engine.KEYED_MIN_MULTI) even when none of its keys was in it: keys learned from one
-    # prompt lost it for another that matched its desc and body (issue 26)
+    # an entry that got its first keys once needed a larger share of every prompt (a
+    # keyed bar, since gone: one share for every block) even when none of its keys was in
+    # it: keys learned from one prompt lost it for another that matched its desc and body
+    # (issue 26)
     shutil.copytree(HERE / "realuse" / "biblioteche", tmp_path / "b")
     settings = eval_settings([])
 
@@ -75,8 +76,8 @@ def test_keys_learned_for_an_entry_do_not_lose_it_for_a_prompt_that_found_it_bef
         ]
 
     prompts = [
-        "mettiamo che il database si corrompa: chi ha la chiave per decifrare, e da dove si riparte?",
-        "database rotto stamattina: da dove ripartiamo, e la chiave per decifrare chi la tiene?",
+        "se il database si corrompe, dove sono i backup cifrati e chi ha la chiave per decifrarli?",
+        "il database è corrotto: chi tiene la chiave GPG per decifrare il backup?",
     ]
     for prompt in prompts:
         assert "backup-database" in [

@@ -31,20 +31,17 @@ if TYPE_CHECKING:
 BODY_ONLY_COVERAGE = 0.6
 """body-coverage: a block matching this share of the prompt in its body alone is anchored."""
 COVERAGE_MIN_SINGLE = 0.35
-COVERAGE_MIN_MULTI = 0.2
+COVERAGE_MIN_MULTI = 0.25
 """coverage-multi: the shares required of a block matching one prompt word, and two or more
-distinct ones (a single shared word is the usual coincidence, two rarely are)."""
+distinct ones (a single shared word is the usual coincidence, two rarely are). With keys or
+without: since keys are written in each of the user's languages, one share of 0.25 (it was
+0.2, and 0.3 for a match through keys) gained on the sets written by strangers, and on two
+run once to decide it (benchmarks/README.md, issue 26's fifth pass)."""
 WHERE_BOOST = 1.5
 """where-reference: a reference entry's score is multiplied by this for a where-question."""
 TASK_BOOST = 2.0
 """task-feedback: a feedback entry's score is multiplied by this for a request for work
 (1.3 to 3 gave the same hits on the dev set, 2 to 3 on the held-out and fresh sets)."""
-KEYED_MIN_MULTI = 0.3
-"""keys: a block with keys matching two or more prompt words needs this share (one word:
-COVERAGE_MIN_SINGLE) when its keys take part in the match, or words it holds only as a
-cognate or a co-occurring word (`coverage_need`). Keys add vocabulary that a prompt on
-another subject can hit too; 0.3 kept false injections at or below the unkeyed level on
-the dev set (benchmarks/README.md)."""
 EVIDENCE_WORDS = 3
 EVIDENCE_COVERAGE = 0.3
 """evidence: a block matching this many distinct prompt words, together this share of the
@@ -249,19 +246,8 @@ def covering(
 
 
 def coverage_need(m: Match, covered: frozenset[str]) -> float:
-    """coverage-multi: the share a block matching the prompt words `covered` needs.
-
-    A block with keys needs KEYED_MIN_MULTI when one of the words is among its keys or
-    is not in the block itself (a cognate, a co-occurring word: statistics its keys
-    shape too); matched by words of its own id, desc and body, it needs what a block
-    without keys needs, so keys learned for an entry never lose it a prompt that found
-    it before (issue 26)."""
-    if len(covered) < 2:
-        return COVERAGE_MIN_SINGLE
-    keys = m.doc.keys_set
-    if keys and (not covered.isdisjoint(keys) or not covered <= m.matched):
-        return KEYED_MIN_MULTI
-    return COVERAGE_MIN_MULTI
+    """coverage-multi: the share a block matching the prompt words `covered` needs."""
+    return COVERAGE_MIN_SINGLE if len(covered) < 2 else COVERAGE_MIN_MULTI
 
 
 def body_anchored(m: Match, share: float) -> Match:

@@ -47,6 +47,8 @@ SETS = (
     EvalSet("real use, pista", "tests/eval/realuse-blind5/cases.json", None, False),
     EvalSet("real use, mercato", "tests/eval/realuse-blind6/cases.json", None, False),
     EvalSet("real use, aule", "tests/eval/realuse-blind7/cases.json", None, False),
+    EvalSet("real use, cantiere", "tests/eval/realuse-blind8/cases.json", None, False),
+    EvalSet("real use, referti", "tests/eval/realuse-blind9/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -99,6 +101,18 @@ SETS = (
         "real use, aule, keyed",
         "tests/eval/realuse-blind7/cases.json",
         "tests/eval/realuse-blind7-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, cantiere, keyed",
+        "tests/eval/realuse-blind8/cases.json",
+        "tests/eval/realuse-blind8-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, referti, keyed",
+        "tests/eval/realuse-blind9/cases.json",
+        "tests/eval/realuse-blind9-keyed",
         False,
     ),
     EvalSet(
