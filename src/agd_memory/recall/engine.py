@@ -216,13 +216,13 @@ def covering(
     *,
     parts: Sequence[frozenset[str]] = (),
     task: bool = False,
-    need_of: Callable[[Match, frozenset[str]], float] | None = None,
+    need_of: Callable[[frozenset[str]], float] | None = None,
     anchor_rules: Sequence[Callable[[Match, float], Match]] | None = None,
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work), blocks other than
     rules of work need TASK_FACT_SHARE of the whole prompt. `need_of` (the share a block
-    needs) and `anchor_rules` (a share that anchors a block) are the measured rules
+    needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a block) are the measured rules
     unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
@@ -234,7 +234,7 @@ def covering(
         share = sum(surprise[w] for w in m.covered) / total
         if task and m.doc.kind != "x-feedback" and share < TASK_FACT_SHARE:
             continue
-        if share < need_of(m, m.covered):
+        if share < need_of(m.covered):
             share = _part_share(m, parts, surprise, need_of, common)
             if share is None:
                 continue
@@ -245,7 +245,7 @@ def covering(
     return out
 
 
-def coverage_need(m: Match, covered: frozenset[str]) -> float:
+def coverage_need(covered: frozenset[str]) -> float:
     """coverage-multi: the share a block matching the prompt words `covered` needs."""
     return COVERAGE_MIN_SINGLE if len(covered) < 2 else COVERAGE_MIN_MULTI
 
@@ -281,7 +281,7 @@ def _part_share(
         if len(whole_words(covered - common)) < PART_MIN_WORDS or not covered & m.anchor_exact:
             continue
         share = sum(surprise[w] for w in covered) / (sum(surprise[w] for w in part) or 1.0)
-        if share >= need_of(m, covered) and (best is None or share > best):
+        if share >= need_of(covered) and (best is None or share > best):
             best = share
     return best
 

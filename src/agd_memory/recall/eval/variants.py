@@ -172,7 +172,7 @@ def recall(
     return engine.ranked_within_budget(matches, settings, words, sizes_of=sizes_of)
 
 
-def _flat_need(m: Match, covered: frozenset[str]) -> float:
+def _flat_need(covered: frozenset[str]) -> float:
     return COVERAGE_MIN
 
 
