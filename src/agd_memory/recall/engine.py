@@ -222,8 +222,8 @@ def covering(
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work), blocks other than
     rules of work need TASK_FACT_SHARE of the whole prompt. `need_of` (the share a block
-    needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a block) are the measured rules
-    unless the evaluation passes others."""
+    needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a
+    block) are the measured rules unless the evaluation passes others."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
