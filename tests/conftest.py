@@ -113,11 +113,17 @@ class FakeClaude:
         return [re.findall(r'<entry id="([^"]+)"', c.get("stdin", "")) for c in self.calls()]
 
     @staticmethod
+    def default_keys(block_id: str) -> str:
+        """The keys `keys_answer` gives an id alone, as the store writes them: as many as
+        a keys run leaves an entry (`rules.MIN_KEYS`), so it needs no other run."""
+        return ", ".join([f"{block_id} term", "shared word", *(f"term {n}" for n in range(10))])
+
+    @staticmethod
     def keys_answer(keys: Mapping[str, list] | Iterable[str]) -> dict:
         """A response to the keys schema: `{"entries": [{"id": ..., "keys": [...]}, ...]}`,
-        from a mapping id -> keys, or from ids alone, each keyed `<id> term, shared word`."""
+        from a mapping id -> keys, or from ids alone, each keyed `default_keys(id)`."""
         if not isinstance(keys, Mapping):
-            keys = {i: [f"{i} term", "shared word"] for i in keys}
+            keys = {i: FakeClaude.default_keys(i).split(", ") for i in keys}
         entries = [{"id": i, "keys": k} for i, k in keys.items()]
         return {
             "result": {

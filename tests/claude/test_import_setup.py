@@ -289,8 +289,8 @@ def test_imported_entries_get_search_keys_in_the_background(
         time.sleep(0.2)
     log = env.data / "debug.log"
     assert keys() == {
-        "testing-conventions": "testing-conventions term, shared word",
-        "db-setup": "db-setup term, shared word",
+        "testing-conventions": fake_claude.default_keys("testing-conventions"),
+        "db-setup": fake_claude.default_keys("db-setup"),
     }, log.read_text() if log.exists() else "no log"
 
 

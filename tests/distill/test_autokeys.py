@@ -16,6 +16,10 @@ from agd_memory.cli import main
 from agd_memory.distill import autokeys, runlog
 from agd_memory.mcp import tools
 from agd_memory.settings import Settings
+from agd_memory.store.rules import MIN_KEYS
+
+ENOUGH = [f"existing key {n}" for n in range(MIN_KEYS)]
+"""As many keys as a keys run leaves an entry: no run is asked for it."""
 
 WAIT_S = 60.0
 """Bound on every wait for the detached worker (it settles `autokeys.SETTLE_S` first)."""
@@ -83,18 +87,30 @@ def test_mcp_save_without_keys_gets_keys_soon_without_a_session_ending(
 
     wait_for(lambda: keys_of(path)["queue-db"], "keys on #queue-db")
     wait_for(lambda: worker_done(path), "the worker to end")
-    assert keys_of(path)["queue-db"] == "queue-db term, shared word"
+    assert keys_of(path)["queue-db"] == fake_claude.default_keys("queue-db")
     assert fake_claude.sent_ids() == [["queue-db"]]
     assert all(c["guard"] == "1" for c in fake_claude.calls())  # the distiller's child
     [run] = keys_runs()
     assert run["outcome"] == "keys" and run["memory_file"] == str(path)
 
 
-def test_mcp_save_with_keys_starts_nothing(project, fake_claude, spawned) -> None:
+def test_mcp_save_with_enough_keys_starts_nothing(project, fake_claude, spawned) -> None:
     cwd, path = project
     ws = tools.Workspace(Settings.load(), cwd)
-    tools.save(ws, kind="x-project", id="queue-db", content="B.", desc="d", keys=["job queue"])
+    tools.save(ws, kind="x-project", id="queue-db", content="B.", desc="d", keys=ENOUGH)
     assert spawned == []
+
+
+def test_mcp_save_with_a_few_keys_gets_more_after_them(project, fake_claude) -> None:
+    """A model or a user saving with a few keys, often in one language: a keys run adds
+    the rest after them (issue 26)."""
+    cwd, path = project
+    fake_claude.script(fake_claude.keys_answer(["queue-db"]))
+    ws = tools.Workspace(Settings.load(), cwd)
+    tools.save(ws, kind="x-project", id="queue-db", content="B.", desc="d", keys=["job queue"])
+    want = f"job queue, {fake_claude.default_keys('queue-db')}"
+    wait_for(lambda: keys_of(path)["queue-db"] == want, "more keys on #queue-db")
+    wait_for(lambda: worker_done(path), "the worker to end")
 
 
 def test_two_quick_cli_saves_are_keyed_by_one_run(project, fake_claude) -> None:
@@ -146,7 +162,7 @@ def test_session_start_on_keyless_entries_starts_one_run(project, fake_claude, s
     cwd, path = project
     mf = store.MemoryFile(path, layer="project", settings=Settings.load())
     mf.save("x-project", "hand-made", "Written without keys.", desc="by hand")
-    mf.save("x-project", "keyed", "Has keys.", desc="keyed", keys=["existing key"])
+    mf.save("x-project", "keyed", "Has keys.", desc="keyed", keys=ENOUGH)
     fake_claude.script(fake_claude.keys_answer(["hand-made"]))
     settings = Settings.load()
     hooks.session_start(hooks.HookPayload(cwd=str(cwd)), settings)
@@ -154,17 +170,33 @@ def test_session_start_on_keyless_entries_starts_one_run(project, fake_claude, s
     wait_for(lambda: keys_of(path)["hand-made"], "keys on #hand-made")
     wait_for(lambda: worker_done(path), "the worker to end")
     assert fake_claude.sent_ids() == [["hand-made"]]
-    assert keys_of(path)["keyed"] == "existing key"
+    assert keys_of(path)["keyed"] == ", ".join(ENOUGH)
     hooks.session_start(hooks.HookPayload(cwd=str(cwd)), settings)  # now fully keyed
     assert len(spawned) <= 2 and len(keys_runs()) == 1
+
+
+def test_an_entry_a_model_gave_few_keys_is_not_asked_again(project, fake_claude, spawned) -> None:
+    """A model that answered with few keys would answer the same: no run asks again, at
+    SessionStart or after the distiller's session (`keys.backfill` reads the same record)."""
+    cwd, path = project
+    mf = store.MemoryFile(path, layer="project", settings=Settings.load())
+    mf.save("x-project", "terse", "Written without keys.", desc="by hand")
+    fake_claude.script(fake_claude.keys_answer({"terse": ["one", "two"]}))
+    settings = Settings.load()
+    hooks.session_start(hooks.HookPayload(cwd=str(cwd)), settings)
+    wait_for(lambda: keys_of(path)["terse"] == "one, two", "keys on #terse")
+    wait_for(lambda: worker_done(path), "the worker to end")
+    started = len(spawned)
+    hooks.session_start(hooks.HookPayload(cwd=str(cwd)), settings)
+    assert len(spawned) == started and autokeys.asked(settings, path) == {"terse"}
 
 
 def test_session_start_on_a_keyed_memory_starts_nothing(project, spawned) -> None:
     cwd, path = project
     mf = store.MemoryFile(path, layer="project", settings=Settings.load())
-    mf.save("x-project", "keyed", "Has keys.", desc="keyed", keys=["existing key"])
+    mf.save("x-project", "keyed", "Has keys.", desc="keyed", keys=ENOUGH)
     mf.save("x-project", "old", "Superseded.", desc="old way")
-    mf.save("x-project", "new", "New way.", desc="new way", keys=["k"], supersedes=["old"])
+    mf.save("x-project", "new", "New way.", desc="new way", keys=ENOUGH, supersedes=["old"])
     settings = Settings.load()
     assert hooks.session_start(hooks.HookPayload(cwd=str(cwd)), settings)  # the TOC goes out
     assert spawned == []

@@ -10,6 +10,7 @@ from distill_records import edit_session, trivial_session, write_transcript
 
 from agd_memory import paths, store
 from agd_memory.cli import main
+from agd_memory.store import rules
 
 DECISION = {
     "kind": "x-project",
@@ -31,7 +32,8 @@ def project(env):
     mf = store.MemoryFile(env.memory_file(cwd), layer="project", settings=env.settings())
     for kind, block_id, desc, body in OLDER:
         mf.save(kind, block_id, body, desc=desc)
-    mf.save("x-project", "keyed", "Has keys.", desc="already keyed", keys=["existing key"])
+    enough = [f"existing key {n}" for n in range(rules.MIN_KEYS)]
+    mf.save("x-project", "keyed", "Has keys.", desc="already keyed", keys=enough)
     mf.save("x-project", "old-way", "Superseded.", desc="the old way")
     mf.save("x-project", "new-way", "The new way.", desc="the new way", supersedes=["old-way"])
     return cwd, mf
@@ -71,10 +73,10 @@ def test_older_entries_without_keys_get_them_after_a_distilled_session(
     schema = json.loads(keys_call["argv"][keys_call["argv"].index("--json-schema") + 1])
     assert "entries" in schema["properties"]
     after = {e.id: e for e in mf.entries()}
-    assert after["money-decimal"].attrs["keys"] == "money-decimal term, shared word"
-    assert after["user-priya"].attrs["keys"] == "user-priya term, shared word"
+    assert after["money-decimal"].attrs["keys"] == fake_claude.default_keys("money-decimal")
+    assert after["user-priya"].attrs["keys"] == fake_claude.default_keys("user-priya")
     assert "keys" not in after["ci-matrix"].attrs  # the model gave none: nothing invented
-    assert after["keyed"].attrs["keys"] == "existing key"
+    assert after["keyed"].attrs["keys"] == ", ".join(f"existing key {n}" for n in range(rules.MIN_KEYS))
     for block_id in ("money-decimal", "user-priya"):  # keys are not a change of the fact
         assert after[block_id].body == before[block_id].body
         assert after[block_id].attrs.get("updated") == before[block_id].attrs.get("updated")

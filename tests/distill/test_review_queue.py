@@ -287,15 +287,15 @@ def test_review_mode_is_a_persistent_setting(env, project, monkeypatch, capsys) 
 def test_backfill_does_not_ask_again_for_keys_waiting_for_review(
     env, fake_claude, project, monkeypatch
 ) -> None:
-    from agd_memory.distill import keys
+    from agd_memory.distill import autokeys
 
     _, mf = project
     monkeypatch.setenv("AGD_DISTILL_REVIEW", "1")
     fake_claude.script(fake_claude.keys_answer(["queue-db"]))
     files = [store.MemoryFile(mf.path, settings=env.settings())]
-    assert keys.backfill(files, env.settings(), 20, lambda _: None) == 0  # queued, not written
+    assert autokeys.backfill(files, env.settings(), 20, lambda _: None) == 0  # queued, not written
     assert [i.op for i in review.pending(mf)] == ["keys"]
     calls = len(fake_claude.calls())
-    keys.backfill(files, env.settings(), 20, lambda _: None)
+    autokeys.backfill(files, env.settings(), 20, lambda _: None)
     assert len(fake_claude.calls()) == calls  # no second claude run for the same entries
     assert len(review.pending(mf)) == 1

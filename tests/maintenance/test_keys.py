@@ -61,8 +61,8 @@ def test_dry_run_prints_keys_and_writes_nothing(env, fake_claude, memory: Path, 
     before = memory.read_bytes()
     status, out, _ = run("keys", memory)
     assert status == 0
-    assert "#db-choice: db-choice term, shared word" in out
-    assert "#ci-matrix: ci-matrix term, shared word" in out
+    assert f"#db-choice: {fake_claude.default_keys('db-choice')}" in out
+    assert f"#ci-matrix: {fake_claude.default_keys('ci-matrix')}" in out
     assert "dry run" in out
     assert memory.read_bytes() == before
     assert len(fake_claude.calls()) == 1
@@ -80,7 +80,7 @@ def test_apply_writes_keys_and_keeps_updated_and_bodies(
     after = reread(memory)
     for block_id, old in before.items():
         new = after[block_id]
-        assert new.attrs["keys"] == f"{block_id} term, shared word"
+        assert new.attrs["keys"] == fake_claude.default_keys(block_id)
         assert (new.body, new.desc, new.updated, new.created, new.kind) == (
             old.body,
             old.desc,
@@ -88,7 +88,7 @@ def test_apply_writes_keys_and_keeps_updated_and_bodies(
             old.created,
             old.kind,
         )
-    assert 'keys="db-choice term, shared word"' in memory.read_text()
+    assert f'keys="{fake_claude.default_keys("db-choice")}"' in memory.read_text()
 
 
 def test_a_second_run_is_a_no_op(env, fake_claude, memory: Path, run) -> None:
@@ -106,9 +106,12 @@ def test_a_second_run_is_a_no_op(env, fake_claude, memory: Path, run) -> None:
 # -- which entries are sent --------------------------------------------------------------
 
 
-def test_keyed_entries_are_skipped_unless_all(env, fake_claude, memory: Path, run) -> None:
+def test_entries_with_enough_keys_are_skipped_unless_all(
+    env, fake_claude, memory: Path, run
+) -> None:
     mf = store.MemoryFile(memory, layer="project", settings=env.settings())
-    mf.set_keys({"db-choice": ["postgresql", "queue"]})
+    enough = [f"queue word {n}" for n in range(rules.MIN_KEYS)]
+    mf.set_keys({"db-choice": enough})
     all_answered(fake_claude)
     run("keys", memory)
     assert "db-choice" not in fake_claude.sent_ids()[0]
@@ -116,7 +119,20 @@ def test_keyed_entries_are_skipped_unless_all(env, fake_claude, memory: Path, ru
     status, out, _ = run("keys", memory, "--all", "--apply")
     assert status == 0
     assert "db-choice" in fake_claude.sent_ids()[1]
-    assert reread(memory)["db-choice"].attrs["keys"] == "db-choice term, shared word"
+    had = ", ".join(enough)
+    assert reread(memory)["db-choice"].attrs["keys"] == f"{had}, {fake_claude.default_keys('db-choice')}"
+
+
+def test_an_entry_with_few_keys_gets_more_after_its_own(env, fake_claude, memory, run) -> None:
+    """Keys written by hand (or by an earlier prompt) are few and often in one language:
+    the run adds its keys after them and loses none (issue 26)."""
+    mf = store.MemoryFile(memory, layer="project", settings=env.settings())
+    mf.set_keys({"db-choice": ["postgresql", "job queue"]})
+    all_answered(fake_claude)
+    assert run("keys", memory, "--apply")[0] == 0
+    assert "db-choice" in fake_claude.sent_ids()[0]
+    keys = reread(memory)["db-choice"].attrs["keys"]
+    assert keys == f"postgresql, job queue, {fake_claude.default_keys('db-choice')}"
 
 
 def test_superseded_entries_are_never_sent(env, fake_claude, tmp_path: Path, run) -> None:
@@ -326,14 +342,15 @@ def test_from_accepts_a_whole_claude_result(env, fake_claude, memory, tmp_path, 
 
 def test_from_leaves_keyed_entries_alone_without_all(env, memory, tmp_path, run) -> None:
     mf = store.MemoryFile(memory, layer="project", settings=env.settings())
-    mf.set_keys({"db-choice": ["postgresql"]})
+    enough = [f"queue word {n}" for n in range(rules.MIN_KEYS)]
+    mf.set_keys({"db-choice": enough})
     saved = tmp_path / "answers.json"
     saved.write_text(json.dumps({"entries": [{"id": "db-choice", "keys": ["other"]}]}))
     status, _, err = run("keys", memory, "--from", saved, "--apply")
     assert status == 0 and "need --all" in err
-    assert reread(memory)["db-choice"].attrs["keys"] == "postgresql"
+    assert reread(memory)["db-choice"].attrs["keys"] == ", ".join(enough)
     assert run("keys", memory, "--from", saved, "--apply", "--all")[0] == 0
-    assert reread(memory)["db-choice"].attrs["keys"] == "other"
+    assert reread(memory)["db-choice"].attrs["keys"] == ", ".join([*enough, "other"])
 
 
 def test_from_skips_an_id_that_needs_keys_in_two_files(env, tmp_path, run) -> None:
@@ -428,7 +445,7 @@ def test_default_files_are_the_project_and_global_memories(
         ["db-choice", "money-decimal"],
         ["user-priya"],
     ]
-    assert reread(global_)["user-priya"].attrs["keys"] == "user-priya term, shared word"
+    assert reread(global_)["user-priya"].attrs["keys"] == fake_claude.default_keys("user-priya")
 
 
 def test_bad_batch_size_is_a_user_error(env, memory, run) -> None:

@@ -90,21 +90,30 @@ def test_set_keys_writes_many_entries_and_leaves_the_rest_alone(mf: store.Memory
     assert "keys" not in _attrs(mf, "db")
 
 
-def test_a_backfill_never_overwrites_keys_saved_meanwhile(mf: store.MemoryFile) -> None:
+def test_a_keys_run_never_loses_keys_saved_meanwhile(mf: store.MemoryFile) -> None:
     mf.save("x-project", "db", "We use Postgres.", desc="database")
     mf.save("x-project", "deploy", "scripts/deploy.sh", desc="deploy")
-    # the backfill read both without keys, then asked a model; meanwhile a save gave keys
-    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["by hand"])
-    written = mf.set_keys({"db": ["model"], "deploy": ["release"]}, only_missing=True)
-    assert written == ("deploy",)
-    assert _attrs(mf, "db")["keys"] == "by hand"
+    # the run read both without keys, then asked a model; meanwhile a save gave keys
+    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["by hand", "model"])
+    written = mf.set_keys({"db": ["model", "banca dati"], "deploy": ["release"]}, after=True)
+    assert set(written) == {"db", "deploy"}
+    assert _attrs(mf, "db")["keys"] == "by hand, model, banca dati"
     assert _attrs(mf, "deploy")["keys"] == "release"
+
+
+def test_keys_added_past_the_limit_make_room_at_the_end(mf: store.MemoryFile) -> None:
+    own = [f"own {n}" for n in range(MAX_KEYS - 2)]
+    mf.save("x-project", "db", "We use Postgres.", desc="database", keys=own)
+    mf.set_keys({"db": ["new 1", "new 2", "new 3"]}, after=True)
+    assert _attrs(mf, "db")["keys"].split(", ") == [*own, "new 1", "new 2"]
+    mf.set_keys({"db": ["learned"]}, first=True)
+    assert _attrs(mf, "db")["keys"].split(", ") == ["learned", *own, "new 1"]
 
 
 def test_a_set_keys_that_changes_nothing_leaves_the_file_alone(mf: store.MemoryFile) -> None:
     mf.save("x-project", "db", "We use Postgres.", desc="database", keys=["sql"])
     before = mf.path.stat()
-    assert mf.set_keys({"db": ["model"]}, only_missing=True) == ()
+    assert mf.set_keys({"db": ["sql"]}, after=True) == ()
     after = mf.path.stat()  # not rewritten: the caches built for it stay valid
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 

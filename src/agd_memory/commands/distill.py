@@ -202,7 +202,7 @@ def keys(argv: Sequence[str]) -> int:
     )
     p.add_argument("--apply", action="store_true", help="write the keys (default: print them)")
     p.add_argument(
-        "--all", action="store_true", help="also entries that already have keys (rewrites them)"
+        "--all", action="store_true", help="every entry, whatever keys it has (the new keys go after them)"
     )
     p.add_argument(
         "--batch",
@@ -243,7 +243,7 @@ def keys(argv: Sequence[str]) -> int:
     targets, failed = search_keys.open_targets(files, settings, everything=args.all, warn=warn)
     pending = sum(len(t.entries) for t in targets)
     if not pending:
-        print("no entries need keys" + ("" if args.all else " (--all rewrites existing ones)"))
+        print("no entries need keys" + ("" if args.all else " (--all adds to every entry's)"))
         return 1 if failed else 0
 
     if args.print_prompt:
@@ -257,10 +257,10 @@ def keys(argv: Sequence[str]) -> int:
         except UserError:
             if any(t.found for t in targets):  # what earlier batches found is not lost
                 search_keys.report(
-                    targets, apply=args.apply, rewrite=args.all, note=" before the failure"
+                    targets, apply=args.apply, note=" before the failure"
                 )
             raise
-    search_keys.report(targets, apply=args.apply, rewrite=args.all)
+    search_keys.report(targets, apply=args.apply)
     return 1 if failed else 0
 
 

@@ -1,10 +1,11 @@
-"""Search keys soon after a write: a detached keys run for entries saved without keys.
+"""Search keys soon after a write: a detached keys run for entries saved with few keys.
 
 The distiller writes keys with the entries it saves, but an entry saved by MCP
-`agd_memory_save` or `agd-memory save` without keys, edited by hand or merged from a
-teammate has none, and recall misses it when a request uses other words. So a save that
-leaves an entry without keys, and a SessionStart that finds such entries in the store's
-cached entries, start one detached worker for that memory file (`request`). The worker
+`agd_memory_save` or `agd-memory save` without keys or with a few, edited by hand or
+merged from a teammate has fewer than `rules.MIN_KEYS`, often in one language, and recall
+misses it when a request uses other words. So a save that leaves an entry with few keys,
+and a SessionStart that finds such entries in the store's cached entries, start one
+detached worker for that memory file (`request`); its keys go after the entry's own. The worker
 (`main`) runs the same tool-less headless keys pass as `agd-memory keys --apply`
 (`keys.key_entries`; in review mode the keys wait in the queue) and is:
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from agd.lock import pid_alive
 
 from .. import debuglog
 from ..settings import Settings
+from ..store.rules import few_keys
 from ..team.registration import may_spend_on
 
 if TYPE_CHECKING:
@@ -71,39 +73,36 @@ def off(settings: Settings) -> str | None:
 
 
 def after_save(mf: MemoryFile, block_id: str) -> None:
-    """Called where the CLI and MCP `save` finish: a keys run when the saved entry has none."""
+    """Called where the CLI and MCP `save` finish: a keys run when the saved entry has few
+    keys (`rules.MIN_KEYS`)."""
     try:
         if off(mf.settings) is None:
             entry = mf.entry(block_id)
-            if entry is not None and _keyless(entry):
-                request(mf, f"#{entry.id} saved without keys")
+            if entry is not None and _few_keys(entry):
+                request(mf, f"#{entry.id} saved with few keys")
     except Exception as exc:  # fail open: the save is done
         debuglog.log(f"keys soon: after save: {type(exc).__name__}: {exc}")
 
 
 def at_session_start(files: Iterable[MemoryFile], settings: Settings) -> None:
-    """SessionStart: a keys run for each file whose cached entries include some without keys
-    that no run has asked for yet. No file is read and nothing starts when all have keys."""
+    """SessionStart: a keys run for each file whose cached entries include some with few keys
+    that no run has asked for yet. No file is read and nothing starts when all have enough."""
     try:
         if off(settings) is not None:
             return
         for mf in files:
             if not may_spend_on(mf.layer, mf.path, settings):
                 continue
-            ids = {e.id for e in mf.entries() if _keyless(e)}
-            if ids and ids - set(_read_state(settings, mf.path).get("asked", ())):
-                request(mf, f"{len(ids)} entries without keys")
+            ids = {e.id for e in mf.entries() if _few_keys(e)}
+            if ids and ids - asked(settings, mf.path):
+                request(mf, f"{len(ids)} entries with few keys")
     except Exception as exc:  # fail open: the TOC still goes out
         debuglog.log(f"keys soon: session start: {type(exc).__name__}: {exc}")
 
 
-def _keyless(entry: Entry) -> bool:
-    # keys first: at SessionStart nearly every entry has them, so one dict lookup decides
-    return (
-        not str(entry.attrs.get("keys") or "").strip()
-        and entry.is_memory
-        and entry.status != "superseded"
-    )
+def _few_keys(entry: Entry) -> bool:
+    # keys first: at SessionStart nearly every entry has enough, so that decides
+    return few_keys(entry.attrs.get("keys")) and entry.is_memory and entry.status != "superseded"
 
 
 def request(mf: MemoryFile, why: str, *, now: float | None = None) -> bool:
@@ -149,7 +148,7 @@ def run(
     settings: Settings, path: Path, layer: str, *, sleep: Callable[[float], None] = time.sleep
 ) -> None:
     """Rounds under the file's keys lock: wait (settle, the interval since the last run),
-    send the entries without keys not asked yet, record; stop at a failure or when none are
+    send the entries with few keys not asked yet, record; stop at a failure or when none are
     left, and look once more after releasing the lock (a save that saw it held)."""
     from .. import store
     from . import lockfile
@@ -179,12 +178,11 @@ def run(
 
 
 def _todo(settings: Settings, mf: MemoryFile) -> list[Entry]:
-    """Entries without keys that no run asked for (asked ones are answered or queued)."""
+    """Entries with few keys that no run asked for (asked ones are answered or queued)."""
     from . import keys
 
-    asked = set(_read_state(settings, mf.path).get("asked", ()))
-    waiting = keys._waiting_keys(mf)
-    return [e for e in mf.entries() if keys.needs_keys(e) and e.id not in asked | waiting]
+    skip = asked(settings, mf.path) | keys._waiting_keys(mf)
+    return [e for e in mf.entries() if keys.needs_keys(e) and e.id not in skip]
 
 
 def _one_round(settings: Settings, mf: MemoryFile, say: Callable[[str], None]) -> bool:
@@ -199,11 +197,10 @@ def _one_round(settings: Settings, mf: MemoryFile, say: Callable[[str], None]) -
     written, failed = keys.key_entries(mf, entries, settings, say, size=keys.DEFAULT_BATCH)
     error = None if failed is None else keys.failure(failed)
     st = _read_state(settings, mf.path)
-    keyless = {e.id for e in mf.entries() if _keyless(e)}
     record: dict[str, object] = {"session_id": "", "run": "keys", "memory_file": str(mf.path)}
     if error is None:
-        asked = (set(st.get("asked", ())) | {e.id for e in entries}) & keyless
-        st.update(last=started, failures=0, retry_at=0, error="", asked=sorted(asked))
+        st.update(last=started, failures=0, retry_at=0, error="")
+        st["asked"] = _still_few(mf, set(st.get("asked", ())) | {e.id for e in entries})
         detail = f"search keys: {written} of {len(entries)} entries keyed"
         record.update(outcome="keys", detail=detail)
         say(detail)
@@ -218,7 +215,76 @@ def _one_round(settings: Settings, mf: MemoryFile, say: Callable[[str], None]) -
     return error is None
 
 
+# -- after a distilled session ---------------------------------------------------------------
+
+
+def backfill(
+    files: Sequence[MemoryFile],
+    settings: Settings,
+    limit: int,
+    log: Callable[[str], None],
+    *,
+    skip: Collection[str] = (),
+) -> int:
+    """Keys for at most `limit` entries that have few (`keys.needs_keys`) and that no model
+    was asked for (`asked`; `skip`, the entries the session's distiller just wrote, count
+    as asked), project file first, one claude call per file, written at once: what the
+    distiller's worker does after a distilled session, so that a memory written before keys
+    gains them without anyone running `agd-memory keys`. A failed run or write is logged,
+    not raised; returns how many entries got keys."""
+    from ..claude import headless
+    from ..errors import UserError
+    from . import keys
+
+    written, left = 0, limit
+    for mf in files:
+        if left <= 0:
+            break
+        if not may_spend_on(mf.layer, mf.path, settings):
+            continue
+        try:
+            record_asked(mf, skip)
+            # in review mode, keys asked for already wait in the queue
+            done = asked(settings, mf.path) | keys._waiting_keys(mf)
+            entries = [e for e in mf.entries() if keys.needs_keys(e) and e.id not in done][:left]
+        except UserError as exc:
+            log(f"keys for older entries: {exc}")
+            continue
+        if not entries:
+            continue
+        left -= len(entries)
+        keyed, error = keys.key_entries(mf, entries, settings, log, size=len(entries))
+        written += keyed
+        if error is None:
+            record_asked(mf, [e.id for e in entries])
+            continue
+        log(f"keys for older entries: {keys.failure(error)}")
+        if isinstance(error, headless.DistillFailed):
+            break
+    return written
+
+
 # -- bookkeeping -------------------------------------------------------------------------------
+
+
+def asked(settings: Settings, memory: Path) -> set[str]:
+    """Ids a keys run was asked for that still have few keys: no run asks for them again
+    (a model that answered with few keys would answer the same)."""
+    return set(_read_state(settings, memory).get("asked", ()))
+
+
+def record_asked(mf: MemoryFile, ids: Iterable[str]) -> None:
+    """Add `ids` to the file's asked ids (`backfill`: the entries the distiller just wrote
+    with their keys, and those its keys run sent)."""
+    st = _read_state(mf.settings, mf.path)
+    had = list(st.get("asked", ()))
+    st["asked"] = _still_few(mf, set(had) | set(ids))
+    if st["asked"] != sorted(had):
+        _write_state(mf.settings, mf.path, st)
+
+
+def _still_few(mf: MemoryFile, ids: set[str]) -> list[str]:
+    return sorted(ids & {e.id for e in mf.entries() if _few_keys(e)})
 
 
 def _lock_path(settings: Settings, memory: Path) -> Path:
@@ -231,7 +297,7 @@ def state_path(settings: Settings, memory: Path) -> Path:
 
 def _key(memory: Path) -> str:
     """The memory file's name in the bookkeeping: not `lockfile.lock_key`, whose hashlib and
-    dataclasses imports would cost every SessionStart that finds entries without keys."""
+    dataclasses imports would cost every SessionStart that finds entries with few keys."""
     from .queuefile import _fnv1a
 
     real = os.path.realpath(os.path.expanduser(str(memory)))

@@ -1,11 +1,12 @@
-"""`agd-memory keys`: backfill the search keys of entries written without them.
+"""`agd-memory keys`: search keys for entries written without them, or with few.
 
 Recall finds an entry by the words a request shares with its id, desc and keys; an
-entry written before keys existed (or by hand) has none, so a request in other words
-or another language misses it. This verb asks a headless `claude -p` (the distiller's
-runner, `distill/headless.py`, with its own schema) for keys, batch by batch, and
-writes them with `MemoryFile.set_keys`: one locked atomic write per file, `updated`
-untouched (keys help recall find a fact, they are not a change of it).
+entry written before keys existed has none, and one keyed by hand or by an earlier
+prompt has few, often in one language, so a request in other words or another language
+misses it. This verb asks a headless `claude -p` (the distiller's runner,
+`distill/headless.py`, with its own schema) for keys, batch by batch, and adds them
+after the keys each entry has with `MemoryFile.set_keys`: one locked atomic write per
+file, `updated` untouched (keys help recall find a fact, they are not a change of it).
 
 Dry run by default. `--print-prompt` shows what would be sent (to run any model by
 hand) and `--from ANSWERS.json` applies a saved, reviewed answer without calling claude.
@@ -27,6 +28,7 @@ from agd.files import read_text
 from .. import paths, store
 from ..errors import UserError
 from ..settings import Settings
+from ..store import rules
 from .schema import list_answer
 
 PROMPT_FILE = Path(__file__).with_name("keys_prompt.md")
@@ -57,10 +59,11 @@ class Target:
 
 
 def needs_keys(entry: store.Entry, *, everything: bool = False) -> bool:
-    """A memory entry, not superseded, without keys (with `everything`: keys or not)."""
+    """A memory entry, not superseded, with fewer than `rules.MIN_KEYS` keys (with
+    `everything`: however many it has)."""
     if not entry.is_memory or entry.status == "superseded":
         return False
-    return everything or not str(entry.attrs.get("keys") or "").strip()
+    return everything or rules.few_keys(entry.attrs.get("keys"))
 
 
 def default_files(settings: Settings) -> list[Path]:
@@ -225,7 +228,6 @@ def clean_answer(
     Unknown ids are ignored; each key is checked alone (the store's length, comma and
     secret rules), so a bad key is dropped and the others kept; an entry left with no
     usable key is skipped."""
-    from ..store import rules
 
     notes: list[str] = []
     gathered: dict[str, list[str]] = {}
@@ -341,50 +343,6 @@ def ask_batch(
     return notes, answer.cost_usd or 0.0
 
 
-def backfill(
-    files: Sequence[store.MemoryFile],
-    settings: Settings,
-    limit: int,
-    log: Callable[[str], None],
-    *,
-    skip: Collection[str] = (),
-) -> int:
-    """Keys for at most `limit` entries that have none, project file first, one claude
-    call per file, written at once: what the distiller's worker does after a distilled
-    session, so that a memory written before keys gains them without anyone running
-    `agd-memory keys`. A failed run or write is logged, not raised; returns how many
-    entries got keys."""
-    from ..claude import headless
-    from ..team.registration import may_spend_on
-
-    written, left = 0, limit
-    for mf in files:
-        if left <= 0:
-            break
-        if not may_spend_on(mf.layer, mf.path, settings):
-            continue
-        try:
-            waiting = _waiting_keys(mf)  # in review mode: asked for already, not accepted yet
-            entries = [
-                e
-                for e in mf.entries()
-                if needs_keys(e) and e.id not in skip and e.id not in waiting
-            ][:left]
-        except UserError as exc:
-            log(f"keys for older entries: {exc}")
-            continue
-        if not entries:
-            continue
-        left -= len(entries)
-        done, error = key_entries(mf, entries, settings, log, size=len(entries))
-        written += done
-        if error is not None:
-            log(f"keys for older entries: {failure(error)}")
-            if isinstance(error, headless.DistillFailed):
-                break
-    return written
-
-
 def key_entries(
     mf: store.MemoryFile,
     entries: Sequence[store.Entry],
@@ -407,7 +365,7 @@ def key_entries(
             for note in notes:
                 log(f"{mf.path.name} {note}")
             if t.found:
-                written += len(write(mf, t.found, only_missing=True, log=log))
+                written += len(write(mf, t.found, log=log))
         except headless.DistillFailed as exc:
             return written, exc
         except UserError as exc:  # the file changed under us, or cannot be written
@@ -436,7 +394,7 @@ def from_answers(
         items,
         holders,
         lambda i: f"#{i} in the answers file",
-        "not an entry that needs keys here (keyed ones need --all)",
+        "not an entry that needs keys here (entries with enough keys need --all)",
     )
     for note in notes:
         warn(note)
@@ -449,11 +407,9 @@ def from_answers(
         where[0].found[block_id] = keys
 
 
-def report(
-    targets: Sequence[Target], *, apply: bool, rewrite: bool = False, note: str = ""
-) -> None:
+def report(targets: Sequence[Target], *, apply: bool, note: str = "") -> None:
     """Print each entry's keys (`#id: a, b`) and, with `apply`, write them: one
-    `set_keys` per file (over existing keys only with `rewrite`, i.e. `--all`)."""
+    `set_keys` per file, after the keys each entry has."""
     entries = files = 0
     for t in targets:
         if not t.found:
@@ -463,9 +419,7 @@ def report(
         for block_id in order:
             print(f"  #{block_id}: {t.found[block_id]}")
         if apply:
-            written = write(
-                t.mf, {i: t.found[i] for i in order}, only_missing=not rewrite, log=print
-            )
+            written = write(t.mf, {i: t.found[i] for i in order}, log=print)
             entries += len(written)
         else:
             entries += len(order)
@@ -482,20 +436,21 @@ def report(
 
 
 def write(
-    mf: store.MemoryFile,
-    found: dict[str, str],
-    *,
-    only_missing: bool,
-    log: Callable[[str], None],
+    mf: store.MemoryFile, found: dict[str, str], *, log: Callable[[str], None]
 ) -> tuple[str, ...]:
-    """`set_keys`, or in review mode (`review.enabled`) the keys queued for review instead:
+    """The keys found added after those each entry has (`set_keys(after=True)`), or in
+    review mode (`review.enabled`) queued for review instead, each entry's whole list:
     returns the ids written (none while they wait)."""
     from . import review
 
     if not review.enabled(mf.settings, mf.layer):
-        return mf.set_keys(found, only_missing=only_missing)
-    if only_missing:
-        found = {i: k for i, k in found.items() if (e := mf.entry(i)) is not None and needs_keys(e)}
+        return mf.set_keys(found, after=True)
+    entries = {i: e for i in found if (e := mf.entry(i)) is not None}
+    found = {
+        i: ", ".join(rules.merge_keys(rules.key_list(e.attrs.get("keys")), rules.key_list(k)))
+        for i, k in found.items()
+        if (e := entries.get(i)) is not None
+    }
     queued = review.enqueue(mf, [review.Proposal.for_keys(found)] if found else [], source="keys")
     for item in queued.added:
         log(f"keys for {len(item.keys)} entries of {mf.path} wait for review as {item.id}")

@@ -234,8 +234,7 @@ def _write(lesson: Lesson, new: list[str], log: Callable[[str], None]) -> None:
     if not review.enabled(mf.settings, mf.layer):
         mf.set_keys({lesson.entry.id: new}, first=True)
         return
-    had = [k.strip() for k in str(lesson.entry.attrs.get("keys") or "").split(",") if k.strip()]
-    merged = list(dict.fromkeys([*new, *had]))[: rules.MAX_KEYS]
+    merged = rules.merge_keys(new, rules.key_list(lesson.entry.attrs.get("keys")))
     proposal = review.Proposal.for_keys({lesson.entry.id: merged}, "keys learned from your words")
     for item in review.enqueue(mf, [proposal], source="learn").added:
         log(f"learned keys for #{lesson.entry.id} wait for review as {item.id}")

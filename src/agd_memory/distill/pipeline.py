@@ -200,10 +200,10 @@ def backfill_keys(
     limit = settings.distill_keys_per_session
     if limit <= 0:
         return 0
-    from . import keys
+    from . import autokeys
 
     try:
-        return keys.backfill(layer_files(layers, settings), settings, limit, log, skip=set(skip))
+        return autokeys.backfill(layer_files(layers, settings), settings, limit, log, skip=set(skip))
     except Exception as exc:  # the session is distilled and saved: keys can wait for the next
         log(f"keys for older entries: {type(exc).__name__}: {exc}")
         return 0

@@ -367,17 +367,16 @@ class MemoryFile:
         self,
         keys: Mapping[str, Iterable[str] | str],
         *,
-        only_missing: bool = False,
         first: bool = False,
+        after: bool = False,
     ) -> tuple[str, ...]:
         """Give each entry of `keys` (id -> search terms) its `keys` attribute, in one
         locked write. Nothing else changes, `updated` included: keys help recall find a
-        fact, they are not a change of it. Unknown ids and non-entries are skipped, and
-        with `only_missing` so are entries that have keys by the time of the write (a
-        backfill that asked a model for a minute must not overwrite keys saved meanwhile).
-        With `first` the terms go before the keys the entry has at the time of the write,
-        and the last of those make room when there are more than `rules.MAX_KEYS` (keys
-        learned from the user's own words come first). Returns the ids written."""
+        fact, they are not a change of it. Unknown ids and non-entries are skipped. With
+        `first` the terms go before the keys the entry has at the time of the write (keys
+        learned from the user's own words), with `after` after them (a keys run: nothing
+        saved meanwhile is lost); either way the last make room past `rules.MAX_KEYS`.
+        Returns the ids written."""
         wanted = {}
         for block_id, value in keys.items():
             where = f"#{block_id} in {self.path}"
@@ -388,13 +387,10 @@ class MemoryFile:
             for pos, b in enumerate(doc.blocks):
                 if b.id not in wanted or not b.kind.startswith("x-"):
                     continue
-                if only_missing and str(b.attrs.get("keys") or "").strip():
-                    continue
-                if first:
-                    had = str(b.attrs.get("keys") or "").split(",")
-                    both = [k for k in (*wanted[b.id].split(","), *had) if k.strip()]
-                    both = list(dict.fromkeys(" ".join(k.split()) for k in both))
-                    wanted[b.id] = rules.normalize_keys(both[: rules.MAX_KEYS], str(self.path))
+                if first or after:
+                    had, new = rules.key_list(b.attrs.get("keys")), rules.key_list(wanted[b.id])
+                    both = rules.merge_keys(new, had) if first else rules.merge_keys(had, new)
+                    wanted[b.id] = rules.normalize_keys(both, str(self.path))
                 attrs = {k: v for k, v in b.attrs.items() if k != "keys"}
                 if wanted[b.id]:
                     attrs["keys"] = wanted[b.id]

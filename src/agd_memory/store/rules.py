@@ -25,6 +25,10 @@ MAX_KIND_CHARS = 64
 MAX_DESC_CHARS = 1_000
 MAX_BODY_CHARS = 100_000
 MAX_KEYS = 48  # 12 to 24 in each of two languages (distill/keys_prompt.md)
+MIN_KEYS = 12
+"""An entry with fewer keys gets a keys run (the distiller's worker, the run after a save,
+`agd-memory keys`), whose keys are added after the ones it has: keys written by hand or by
+an earlier prompt are few, and often in one language only."""
 MAX_KEY_CHARS = 48
 CONVENTIONAL_KINDS = ("x-user", "x-feedback", "x-project", "x-reference")
 
@@ -148,6 +152,23 @@ def normalize_keys(keys: Iterable[str] | str, where: str, *, allow_secrets: bool
     joined = ", ".join(out)
     check_text(joined, "keys", where)
     return joined
+
+
+def key_list(keys: object) -> list[str]:
+    """A stored `keys` attribute ("a, b c") as a list."""
+    return [k.strip() for k in str(keys or "").split(",") if k.strip()]
+
+
+def few_keys(keys: object) -> bool:
+    """A stored `keys` attribute with fewer than MIN_KEYS keys (a key holds no comma, so
+    counting commas is enough: the SessionStart hook asks this of every entry)."""
+    text = str(keys or "").strip()
+    return not text or text.count(",") + 1 < MIN_KEYS
+
+
+def merge_keys(*lists: Iterable[str]) -> list[str]:
+    """The keys of `lists` in order, each once, at most MAX_KEYS: the last make room."""
+    return list(dict.fromkeys(k for keys in lists for k in keys))[:MAX_KEYS]
 
 
 def usable_keys(candidates: Iterable[object], where: str) -> tuple[list[str], list[str]]:

@@ -49,6 +49,8 @@ SETS = (
     EvalSet("real use, aule", "tests/eval/realuse-blind7/cases.json", None, False),
     EvalSet("real use, cantiere", "tests/eval/realuse-blind8/cases.json", None, False),
     EvalSet("real use, referti", "tests/eval/realuse-blind9/cases.json", None, False),
+    EvalSet("real use, varco", "tests/eval/realuse-blind10/cases.json", None, False),
+    EvalSet("real use, telaio", "tests/eval/realuse-blind11/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -113,6 +115,18 @@ SETS = (
         "real use, referti, keyed",
         "tests/eval/realuse-blind9/cases.json",
         "tests/eval/realuse-blind9-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, varco, keyed",
+        "tests/eval/realuse-blind10/cases.json",
+        "tests/eval/realuse-blind10-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, telaio, keyed",
+        "tests/eval/realuse-blind11/cases.json",
+        "tests/eval/realuse-blind11-keyed",
         False,
     ),
     EvalSet(
