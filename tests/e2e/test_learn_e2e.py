@@ -16,16 +16,17 @@ from e2e_harness import MCP_PREFIX, Reply, claude_binary
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
+# 12 keys an entry (rules.MIN_KEYS): no background keys run joins the conversations below
 MEMORY = """@meta format=agd version=1 [#meta]
 
 @h1 Project memory [#root]
 
-@x-project desc="Timestamps are stored in UTC, rendered in the user's zone" keys="timezone, utc, daylight saving, datetime" [#tz-bug]
+@x-project desc="Timestamps are stored in UTC, rendered in the user's zone" keys="timezone, utc, daylight saving, datetime, dst, time zone, naive datetime, summer time, local time, offset, tzinfo, zoneinfo" [#tz-bug]
 ~~~
 The March bug: naive datetimes shifted reports by one hour at DST.
 ~~~
 
-@x-project desc="Deploys go through the blue-green switch" keys="deployment, release, rollout" [#deploy-flow]
+@x-project desc="Deploys go through the blue-green switch" keys="deployment, release, rollout, blue green, switch, traffic, health check, make release, deploy script, cutover, canary, production" [#deploy-flow]
 ~~~
 Run make release; the switch flips traffic after health checks pass.
 ~~~

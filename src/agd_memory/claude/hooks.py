@@ -336,7 +336,7 @@ def session_start(payload: HookPayload, settings: Settings) -> str | None:
         text = session_toc.render(files, settings)
         from ..distill import autokeys
 
-        autokeys.at_session_start(files, settings)  # entries without keys: one keys run
+        autokeys.at_session_start(files, settings)  # entries with few keys: one keys run
     if left_out:
         text = "\n".join([*left_out, text.strip()]) + "\n"
     if history:

@@ -202,7 +202,9 @@ def keys(argv: Sequence[str]) -> int:
     )
     p.add_argument("--apply", action="store_true", help="write the keys (default: print them)")
     p.add_argument(
-        "--all", action="store_true", help="every entry, whatever keys it has (the new keys go after them)"
+        "--all",
+        action="store_true",
+        help="every entry, whatever keys it has (the new keys go after them)",
     )
     p.add_argument(
         "--batch",
@@ -256,9 +258,7 @@ def keys(argv: Sequence[str]) -> int:
             search_keys.ask_claude(targets, settings, langs, args.batch, warn)
         except UserError:
             if any(t.found for t in targets):  # what earlier batches found is not lost
-                search_keys.report(
-                    targets, apply=args.apply, note=" before the failure"
-                )
+                search_keys.report(targets, apply=args.apply, note=" before the failure")
             raise
     search_keys.report(targets, apply=args.apply)
     return 1 if failed else 0

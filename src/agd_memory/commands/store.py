@@ -112,7 +112,7 @@ def save(argv: list[str]) -> int:
     )
     from ..distill import autokeys
 
-    autokeys.after_save(mf, result.id)  # an entry left without keys gets them soon
+    autokeys.after_save(mf, result.id)  # an entry left with few keys gets more soon
     if args.json:
         emit_json(
             {

@@ -5,8 +5,8 @@ The distiller writes keys with the entries it saves, but an entry saved by MCP
 merged from a teammate has fewer than `rules.MIN_KEYS`, often in one language, and recall
 misses it when a request uses other words. So a save that leaves an entry with few keys,
 and a SessionStart that finds such entries in the store's cached entries, start one
-detached worker for that memory file (`request`); its keys go after the entry's own. The worker
-(`main`) runs the same tool-less headless keys pass as `agd-memory keys --apply`
+detached worker for that memory file (`request`); its keys go after the entry's own. The
+worker (`main`) runs the same tool-less headless keys pass as `agd-memory keys --apply`
 (`keys.key_entries`; in review mode the keys wait in the queue) and is:
 
 - locked: one worker per memory file (`<data>/distill/locks/<key>.keys.lock`); a

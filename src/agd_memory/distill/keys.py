@@ -352,7 +352,7 @@ def key_entries(
     size: int,
 ) -> tuple[int, Exception | None]:
     """Keys for `entries` of `mf`, one claude call per `size` of them, each batch's answer
-    written at once (only where keys are still missing; queued in review mode): the
+    written at once (after each entry's own keys; queued in review mode): the
     backfill after a session and the keys run after a save (`autokeys`). Returns how many
     entries got keys and the failure that stopped it (a DistillFailed or UserError), if any."""
     from ..claude import headless
@@ -445,12 +445,12 @@ def write(
 
     if not review.enabled(mf.settings, mf.layer):
         return mf.set_keys(found, after=True)
-    entries = {i: e for i in found if (e := mf.entry(i)) is not None}
-    found = {
-        i: ", ".join(rules.merge_keys(rules.key_list(e.attrs.get("keys")), rules.key_list(k)))
-        for i, k in found.items()
-        if (e := entries.get(i)) is not None
-    }
+    whole = {}
+    for block_id, keys in found.items():
+        if (e := mf.entry(block_id)) is not None:
+            had = rules.key_list(e.attrs.get("keys"))
+            whole[block_id] = ", ".join(rules.merge_keys(had, rules.key_list(keys)))
+    found = whole
     queued = review.enqueue(mf, [review.Proposal.for_keys(found)] if found else [], source="keys")
     for item in queued.added:
         log(f"keys for {len(item.keys)} entries of {mf.path} wait for review as {item.id}")

@@ -194,7 +194,7 @@ def backfill_keys(
     layers: Layers, settings: Settings, log: Callable[[str], None], *, skip: Iterable[str] = ()
 ) -> int:
     """After a distilled session, keys for up to AGD_DISTILL_KEYS_PER_SESSION older entries
-    that have none (one more headless run per file, only while such entries are left):
+    with few (one more headless run per file, only while such entries are left):
     memories written before keys existed gain them without anyone running `agd-memory keys`.
     The entries this run saved (`skip`) are not older: the model was just asked for keys."""
     limit = settings.distill_keys_per_session
@@ -203,7 +203,8 @@ def backfill_keys(
     from . import autokeys
 
     try:
-        return autokeys.backfill(layer_files(layers, settings), settings, limit, log, skip=set(skip))
+        files = layer_files(layers, settings)
+        return autokeys.backfill(files, settings, limit, log, skip=set(skip))
     except Exception as exc:  # the session is distilled and saved: keys can wait for the next
         log(f"keys for older entries: {type(exc).__name__}: {exc}")
         return 0

@@ -394,5 +394,5 @@ def save(
         ) from None
     from ..distill import autokeys
 
-    autokeys.after_save(memory, result.id)  # an entry left without keys gets them soon
+    autokeys.after_save(memory, result.id)  # an entry left with few keys gets more soon
     return f"{result.message} [{layer.name} layer: {layer.path}]"
