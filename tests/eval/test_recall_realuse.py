@@ -105,7 +105,8 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
     # any it had), and one coverage share for every block: dev 53/62, 56/62, FI off-topic
-    # 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 19/55 (benchmarks/README.md, issue 26's fifth pass, has the numbers before it)
+    # 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 19/55
+    # (benchmarks/README.md, issue 26's fifth pass, has the numbers before it)
     for path, hit1, recall3, off, inside in ((DEV, 53, 56, 2, 14), (HOLDOUT, 50, 56, 6, 19)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 

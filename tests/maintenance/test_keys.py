@@ -119,8 +119,8 @@ def test_entries_with_enough_keys_are_skipped_unless_all(
     status, out, _ = run("keys", memory, "--all", "--apply")
     assert status == 0
     assert "db-choice" in fake_claude.sent_ids()[1]
-    had = ", ".join(enough)
-    assert reread(memory)["db-choice"].attrs["keys"] == f"{had}, {fake_claude.default_keys('db-choice')}"
+    keys = reread(memory)["db-choice"].attrs["keys"]
+    assert keys == ", ".join([*enough, fake_claude.default_keys("db-choice")])
 
 
 def test_an_entry_with_few_keys_gets_more_after_its_own(env, fake_claude, memory, run) -> None:
