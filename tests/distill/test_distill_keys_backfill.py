@@ -1,5 +1,5 @@
-"""After a distilled session the worker gives search keys to older entries that have none
-(`AGD_DISTILL_KEYS_PER_SESSION`), so a memory written before keys existed gains them."""
+"""After a distilled session the worker gives search keys to older entries with few (none,
+or fewer than 12; `AGD_DISTILL_KEYS_PER_SESSION`), so a memory written before keys gains them."""
 
 from __future__ import annotations
 

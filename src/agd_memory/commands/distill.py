@@ -189,8 +189,9 @@ def _print(result: pipeline.Result, *, as_json: bool) -> int:
 def keys(argv: Sequence[str]) -> int:
     p = verb_parser(
         "keys",
-        "Give search keys (synonyms, a user's wording, translations) to the memory entries "
-        "that have none, asking a headless `claude -p` in batches. Dry run unless --apply.",
+        "Give search keys (synonyms, a user's wording, each of the user's languages) to the "
+        "memory entries with fewer than 12, after the keys they have, asking a headless "
+        "`claude -p` in batches. Dry run unless --apply.",
         "agd-memory keys --apply --langs en,it",
     )
     p.add_argument(

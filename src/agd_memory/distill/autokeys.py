@@ -132,7 +132,7 @@ def request(mf: MemoryFile, why: str, *, now: float | None = None) -> bool:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`<python> -c ... FILE LAYER`: give keys to FILE's entries that have none."""
+    """`<python> -c ... FILE LAYER`: give keys to FILE's entries that have few."""
     try:
         settings = Settings.load()
         if off(settings) is not None or len(argv) != 2:
