@@ -243,9 +243,8 @@ def backfill(
         if not may_spend_on(mf.layer, mf.path, settings):
             continue
         try:
-            record_asked(mf, skip)
             # in review mode, keys asked for already wait in the queue
-            done = asked(settings, mf.path) | keys._waiting_keys(mf)
+            done = record_asked(mf, skip) | keys._waiting_keys(mf)
             entries = [e for e in mf.entries() if keys.needs_keys(e) and e.id not in done][:left]
         except UserError as exc:
             log(f"keys for older entries: {exc}")
@@ -273,14 +272,15 @@ def asked(settings: Settings, memory: Path) -> set[str]:
     return set(_read_state(settings, memory).get("asked", ()))
 
 
-def record_asked(mf: MemoryFile, ids: Iterable[str]) -> None:
+def record_asked(mf: MemoryFile, ids: Iterable[str]) -> set[str]:
     """Add `ids` to the file's asked ids (`backfill`: the entries the distiller just wrote
-    with their keys, and those its keys run sent)."""
+    with their keys, and those its keys run sent); returns them all."""
     st = _read_state(mf.settings, mf.path)
     had = list(st.get("asked", ()))
     st["asked"] = _still_few(mf, set(had) | set(ids))
     if st["asked"] != sorted(had):
         _write_state(mf.settings, mf.path, st)
+    return set(st["asked"])
 
 
 def _still_few(mf: MemoryFile, ids: set[str]) -> list[str]:

@@ -95,15 +95,9 @@ def _warm_recall(settings: Settings, layers: paths.Layers, say: Callable[[str], 
     """Rebuild recall's analysis of the layers the sessions wrote to, here rather than in
     the first prompt after them (recall's disk cache is keyed by each file's identity)."""
     from ..recall import front
-    from ..store import MemoryFile
 
-    files = [
-        MemoryFile(layer.path, layer=layer.name, settings=settings)
-        for layer in layers.select("all")
-        if layer.path.is_file()
-    ]
     try:
-        front.warm(files, settings)
+        front.warm(pipeline.layer_files(layers, settings), settings)
     except Exception as exc:  # the next prompt builds it, as it would have anyway
         say(f"recall's index was not prepared: {type(exc).__name__}: {exc}")
 

@@ -4,10 +4,10 @@ A hook is a fresh process per prompt. Analysing 10,000 blocks (tokenize, stem, m
 synonyms, cognate keys) takes seconds in Python, so each file's analysis is saved in
 the disk cache as a table (`diskcache.write_table`) keyed by the file's identity (path,
 size, mtime, inode, ctime), the analyzer (its synonyms file; an evaluation variant's
-steps) and the code that shapes an analysis. A prompt reads, piece by piece and each piece verified, the
-postings of its own words and cognate keys and the records of the blocks it scores;
-the entries it injects are rebuilt from their rows (an array of their own, read only for
-those blocks), without reading the memory file.
+steps) and the code that shapes an analysis. A prompt reads, piece by piece and each piece
+verified, the postings of its own words and cognate keys and the records of the blocks it
+scores; the entries it injects are rebuilt from their rows (an array of their own, read only
+for those blocks), without reading the memory file.
 Its cost follows the prompt, not the memory (issue 26).
 
 Anything wrong with a cache file (missing, stale, foreign, truncated) means a rebuild;
