@@ -51,6 +51,10 @@ SETS = (
     EvalSet("real use, referti", "tests/eval/realuse-blind9/cases.json", None, False),
     EvalSet("real use, varco", "tests/eval/realuse-blind10/cases.json", None, False),
     EvalSet("real use, telaio", "tests/eval/realuse-blind11/cases.json", None, False),
+    EvalSet("real use, faro", "tests/eval/realuse-blind12/cases.json", None, False),
+    EvalSet("real use, orto", "tests/eval/realuse-blind13/cases.json", None, False),
+    EvalSet("real use, bilancio", "tests/eval/realuse-blind14/cases.json", None, False),
+    EvalSet("real use, rete", "tests/eval/realuse-blind15/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -127,6 +131,30 @@ SETS = (
         "real use, telaio, keyed",
         "tests/eval/realuse-blind11/cases.json",
         "tests/eval/realuse-blind11-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, faro, keyed",
+        "tests/eval/realuse-blind12/cases.json",
+        "tests/eval/realuse-blind12-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, orto, keyed",
+        "tests/eval/realuse-blind13/cases.json",
+        "tests/eval/realuse-blind13-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, bilancio, keyed",
+        "tests/eval/realuse-blind14/cases.json",
+        "tests/eval/realuse-blind14-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, rete, keyed",
+        "tests/eval/realuse-blind15/cases.json",
+        "tests/eval/realuse-blind15-keyed",
         False,
     ),
     EvalSet(

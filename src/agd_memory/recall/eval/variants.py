@@ -152,6 +152,7 @@ def recall(
     if "inherit" in feats and matches:
         score = score_bm25 if bm25 else reference.score
         matches = engine.inherit_superseded(matches, index, built, score=score)
+    scored_matches = matches
     if "coverage" in feats and matches:
         parts = engine.prompt_parts(prompt, front, index) if "parts" in feats else []
         rules = {"body-coverage": engine.body_anchored, "evidence": engine.evidence_anchored}
@@ -169,7 +170,12 @@ def recall(
     if "task-feedback" in feats:
         matches = engine.task_boosted(matches, policy.asks_for_work(prompt))
     sizes_of = None if "exact-budget" in feats else _reference_sizes
-    return engine.ranked_within_budget(matches, settings, words, sizes_of=sizes_of)
+    companions = []
+    if "companions" in feats:
+        companions = engine.holding(scored_matches, index, words, engine.COMPANION_SHARE)
+    return engine.ranked_within_budget(
+        matches, settings, words, sizes_of=sizes_of, companions=companions
+    )
 
 
 def _flat_need(covered: frozenset[str]) -> float:
