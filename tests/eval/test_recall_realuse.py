@@ -79,10 +79,10 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 
 def test_realuse_does_not_regress() -> None:
-    # measured since one coverage share for every block: dev 49/62, 53/62, FI off-topic
-    # 0/30, in-project 12/55; held-out 46/56, 50/56, 2/30, 19/55
-    # (benchmarks/README.md, issue 26's fifth pass, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 49, 53, 0, 12), (HOLDOUT, 46, 50, 2, 19)):
+    # measured since blocks rank by score x share: dev 49/62, 52/62, FI off-topic 0/30,
+    # in-project 12/55; held-out 45/56, 50/56, 2/30, 19/55
+    # (benchmarks/README.md, issue 26's fifth and sixth passes, has the numbers before it)
+    for path, hit1, recall3, off, inside in ((DEV, 49, 52, 0, 12), (HOLDOUT, 45, 50, 2, 19)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -104,30 +104,34 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
-    # any it had), one coverage share for every block and companions: dev 53/62, 57/62, FI
-    # off-topic 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 19/55
+    # any it had), one coverage share for every block, companions and rank by score x share:
+    # dev 55/62, 57/62, FI off-topic 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 19/55
     # (benchmarks/README.md, issue 26's fifth and sixth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 53, 57, 2, 14), (HOLDOUT, 50, 56, 6, 19)):
+    for path, hit1, recall3, off, inside in ((DEV, 55, 57, 2, 14), (HOLDOUT, 50, 56, 6, 19)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
 STRANGERS = {
-    "tratta": ("realuse-fresh", (26, 31, 0, 22), (29, 38, 1, 24)),
-    "adria": ("realuse-blind", (28, 30, 0, 20), (33, 36, 0, 20)),
-    "zampa": ("realuse-blind2", (28, 31, 1, 18), (33, 37, 1, 18)),
+    "tratta": ("realuse-fresh", (26, 31, 0, 22), (30, 37, 1, 24)),
+    "adria": ("realuse-blind", (28, 29, 0, 20), (33, 35, 0, 20)),
+    "zampa": ("realuse-blind2", (27, 31, 1, 18), (33, 37, 1, 18)),
     "cantina": ("realuse-blind3", (24, 28, 1, 13), (32, 34, 1, 16)),
-    "fleetcare": ("realuse-blind4", (29, 32, 2, 16), (35, 38, 3, 26)),
-    "pista": ("realuse-blind5", (24, 28, 0, 5), (30, 35, 0, 12)),
-    "mercato": ("realuse-blind6", (21, 28, 1, 12), (29, 31, 1, 14)),
-    "aule": ("realuse-blind7", (20, 25, 0, 22), (23, 27, 1, 22)),
-    "cantiere": ("realuse-blind8", (23, 26, 1, 18), (31, 35, 2, 22)),
+    "fleetcare": ("realuse-blind4", (30, 32, 2, 16), (35, 37, 3, 26)),
+    "pista": ("realuse-blind5", (23, 27, 0, 5), (31, 34, 0, 12)),
+    "mercato": ("realuse-blind6", (21, 27, 1, 12), (29, 31, 1, 14)),
+    "aule": ("realuse-blind7", (20, 25, 0, 22), (24, 28, 1, 22)),
+    "cantiere": ("realuse-blind8", (23, 27, 1, 18), (31, 36, 2, 22)),
     "referti": ("realuse-blind9", (25, 27, 1, 17), (33, 34, 1, 16)),
-    "varco": ("realuse-blind10", (20, 25, 1, 16), (28, 35, 1, 17)),
-    "telaio": ("realuse-blind11", (29, 30, 2, 20), (31, 38, 2, 21)),
-    "faro": ("realuse-blind12", (24, 27, 1, 10), (27, 32, 2, 19)),
-    "orto": ("realuse-blind13", (27, 30, 1, 18), (31, 34, 1, 18)),
-    "bilancio": ("realuse-blind14", (23, 27, 1, 21), (29, 37, 1, 22)),
-    "rete": ("realuse-blind15", (25, 30, 2, 14), (32, 37, 2, 18)),
+    "varco": ("realuse-blind10", (22, 25, 1, 16), (31, 35, 1, 17)),
+    "telaio": ("realuse-blind11", (28, 32, 2, 20), (33, 38, 2, 21)),
+    "faro": ("realuse-blind12", (24, 27, 1, 10), (32, 32, 2, 19)),
+    "orto": ("realuse-blind13", (28, 29, 1, 18), (32, 34, 1, 18)),
+    "bilancio": ("realuse-blind14", (26, 27, 1, 21), (30, 37, 1, 22)),
+    "rete": ("realuse-blind15", (25, 31, 2, 14), (32, 36, 2, 18)),
+    "vigna": ("realuse-blind16", (25, 26, 1, 11), (35, 39, 1, 14)),
+    "sirena": ("realuse-blind17", (27, 30, 2, 11), (35, 38, 3, 13)),
+    "bussola": ("realuse-blind18", (24, 31, 2, 9), (33, 38, 3, 17)),
+    "scaffale": ("realuse-blind19", (28, 29, 0, 9), (32, 37, 0, 14)),
 }
 """The sets written by strangers to recall (each folder's README says how, and which were
 read; benchmarks/README.md, issue 26's fourth to sixth passes, has their history): folder,
@@ -152,12 +156,16 @@ def comparison() -> dict[str, dict]:
 
 BEHIND_ON_RECALL = {
     "real use, pista": "pista (tests/eval/realuse-blind5, written by a stranger, run blind): "
-    "recall@3 28/44 against the earlier plugin's 29/44 (with 0 and 5 false injections "
-    "against 6 and 31; with keys ours is 35/44); the issue asks never to be below it "
+    "recall@3 27/44 against the earlier plugin's 29/44 (with 0 and 5 false injections "
+    "against 6 and 31; with keys ours is 34/44); the issue asks never to be below it "
     "(benchmarks/README.md)",
     "real use, cantiere": "cantiere (tests/eval/realuse-blind8, written by a stranger, run "
-    "once to decide a change): recall@3 26/44 against the earlier plugin's 27/44 (with 1 and "
-    "18 false injections against 6 and 35; with keys ours is 35/44) (benchmarks/README.md)",
+    "once to decide a change): recall@3 27/44, the same as the earlier plugin's (with 19 "
+    "false injections against 41; with keys ours is 36/44) (benchmarks/README.md)",
+    "real use, vigna": "vigna (tests/eval/realuse-blind16, written by a stranger, run once "
+    "to decide a change): recall@3 26/44, the same as the earlier plugin's, before and after "
+    "that change (with 12 false injections against 38; with keys ours is 39/44) "
+    "(benchmarks/README.md)",
 }
 """Sets where ours is behind the earlier plugin on recall@3, each with its numbers."""
 
@@ -179,7 +187,7 @@ def test_ours_is_ahead_of_the_earlier_plugin(name: str, request) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 82%, recall@3 89%, false injections 7% off-topic and 35% in-project; keyed: "
+    "hit@1 80%, recall@3 89%, false injections 7% off-topic and 35% in-project; keyed: "
     "89%, 100%, 20% and 35% (hit@1 and recall@3 met, false injections not)",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])

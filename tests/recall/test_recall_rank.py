@@ -1,55 +1,35 @@
-"""Companions: once a block passes every gate, the other blocks the prompt names come
-along in the places left, within a small budget; they never start an injection (issue 26)."""
+"""After the gates (issue 26): blocks rank by their score times their share of the prompt
+(share-rank), and once one passes every gate, the others the prompt names come along in the
+places left, within a small budget (companions), which never start an injection."""
 
 from __future__ import annotations
 
 from recall_helpers import FILLER, ListFile, entry, ids
+from test_recall_parts import PROJECT
 
 from agd_memory.recall import engine, policy
 from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT
 
-PROJECT = [
-    entry(
-        "backup-restic",
-        desc="nightly backups: restic to Backblaze, kept 30 days",
-        body="The nightly backup job runs restic at 02:00 and keeps 30 daily snapshots in"
-        " Backblaze B2.",
-    ),
-    entry(
-        "restore-runbook",
-        desc="restore runbook: how to get a snapshot back",
-        body="Restore with restic restore latest --target /srv/restore; check the checksum"
-        " list first.",
-    ),
-    entry(
-        "grafana-owner",
-        desc="Grafana dashboards belong to Luca",
-        body="Luca owns the dashboards and the alert rules.",
-    ),
-    *FILLER,
-]
-BOTH = (
-    "the nightly backup failed with restic errors at 2am, could we restore last week's"
-    " snapshot from Backblaze?"
-)
+BOTH = "two things: the B2 multipart checksum failures, and did the daemon deadlock come back?"
 
 
 def test_a_block_the_prompt_names_joins_the_block_that_answers_it(make_settings) -> None:
-    """The restore runbook holds too little of this prompt to pass on its own, but the
-    user asks for a restore: it comes second, after the backup entry."""
+    """The deadlock entry holds too little of this prompt to pass on its own, but the user
+    asks about it too: it comes second, after the entry on the checksum failures."""
     settings = make_settings()
-    assert ids(BOTH, PROJECT, settings) == ["backup-restic", "restore-runbook"]
-    assert ids(BOTH, PROJECT, settings, DEFAULT - {"companions"}) == ["backup-restic"]
+    assert ids(BOTH, PROJECT, settings) == ["bug-etag", "watcher-deadlock"]
+    assert ids(BOTH, PROJECT, settings, DEFAULT - {"companions"}) == ["bug-etag"]
 
 
 def test_companions_never_start_an_injection(make_settings) -> None:
-    """Both blocks hold a share of this prompt and name its words, yet none passes the
-    gates: nothing is injected, so a companion cannot add a false injection."""
+    """The deadlock entry names this prompt's words and holds the share a companion needs,
+    but no block passes the gates: nothing is injected, so a companion cannot add a false
+    injection."""
     settings = make_settings()
     prompt = (
-        "the nightly backup failed with restic errors at 2am while the pharmacy app was"
-        " upgrading, could we restore something?"
+        "did the daemon deadlock come back while I was on holiday repainting the kitchen"
+        " and fixing the garden fence?"
     )
     result = variants.recall(prompt, [ListFile(PROJECT)], settings, DEFAULT)
     assert result.skipped == policy.NO_MATCH
@@ -57,12 +37,39 @@ def test_companions_never_start_an_injection(make_settings) -> None:
 
 
 def test_a_companion_that_would_pass_the_companion_budget_stays_out(make_settings) -> None:
-    long_runbook = entry(
-        "restore-runbook",
-        desc="restore runbook: how to get a snapshot back",
-        body="Restore with restic restore latest --target /srv/restore. " * 30,
+    long_deadlock = entry(
+        "watcher-deadlock",
+        desc="daemon deadlock: the watcher held the catalog lock across an await",
+        body="quarryd stopped uploading after hours; the watcher kept the mutex. " * 30,
     )
-    project = [long_runbook if e.id == "restore-runbook" else e for e in PROJECT]
+    project = [long_deadlock if e.id == "watcher-deadlock" else e for e in PROJECT]
+    assert len(long_deadlock.to_agd()) > engine.COMPANION_TOKENS * policy.CHARS_PER_TOKEN
+    assert ids(BOTH, project, make_settings()) == ["bug-etag"]
+
+
+def test_the_block_that_accounts_for_more_of_the_prompt_ranks_first(make_settings) -> None:
+    """share-rank: the staging entry matches `staging database` in its id and desc (the
+    higher score), but the incident the user asks about is the other one, which holds
+    most of the prompt: score times share puts it first."""
+    project = [
+        entry(
+            "staging-database",
+            desc="staging database: a copy of the production database, refreshed weekly",
+            body="The staging database is restored from Sunday's production backup; the"
+            " staging database user is read-write.",
+        ),
+        entry(
+            "tmp-cleanup",
+            desc="temp files removed after each batch",
+            body="The nightly import kept its temp files until the disk ran out of space,"
+            " twice in May; they are now removed after each batch.",
+        ),
+        *FILLER,
+    ]
     settings = make_settings()
-    assert len(long_runbook.to_agd()) > engine.COMPANION_TOKENS * policy.CHARS_PER_TOKEN
-    assert ids(BOTH, project, settings) == ["backup-restic"]
+    prompt = "staging database out of disk space during the nightly import"
+    assert ids(prompt, project, settings) == ["tmp-cleanup", "staging-database"]
+    assert ids(prompt, project, settings, DEFAULT - {"share-rank"}) == [
+        "staging-database",
+        "tmp-cleanup",
+    ]

@@ -359,9 +359,18 @@ class Ranking(
 
 
 def sort_key(match: Match) -> tuple[float, int, int, str]:
-    """Score (high first), then newest `updated`, then shorter body, then id."""
+    """Rank score (high first), then newest `updated`, then shorter body, then id."""
     doc = match.doc
-    return (-match.score, -doc.recency, doc.body_chars, doc.id)
+    return (-match.rank_score, -doc.recency, doc.body_chars, doc.id)
+
+
+def above_floors(match: Match, best: Match, ranking: Ranking) -> bool:
+    """The floors: the absolute one on the block's score, the ratio of the best one's on
+    its rank score."""
+    return (
+        match.score >= ranking.min_score
+        and match.rank_score >= best.rank_score * ranking.min_score_ratio
+    )
 
 
 def anchored(match: Match, fuzzy_anchor_min: int) -> bool:
@@ -388,8 +397,7 @@ def rank(matches: Sequence[Match], ranking: Ranking) -> list[Match]:
     if not kept:
         return []
     kept.sort(key=sort_key)
-    floor = max(ranking.min_score, kept[0].score * ranking.min_score_ratio)
-    return [m for m in kept[: max(ranking.top_k, 0)] if m.score >= floor]
+    return [m for m in kept[: max(ranking.top_k, 0)] if above_floors(m, kept[0], ranking)]
 
 
 def fit_budget(sizes: Sequence[int], budget_chars: int) -> int:

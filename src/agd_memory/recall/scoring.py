@@ -67,8 +67,8 @@ class Prompt(namedtuple("Prompt", "words cognates keys key_words", defaults=({},
 class Match(
     namedtuple(
         "Match",
-        "doc score anchor_exact anchor_cognates matched covered",
-        defaults=(frozenset(),),
+        "doc score anchor_exact anchor_cognates matched covered share",
+        defaults=(frozenset(), 1.0),
     )
 ):
     """A block's score for a prompt and the evidence behind it.
@@ -76,9 +76,15 @@ class Match(
     `anchor_exact`: prompt words found exactly in the id or desc; `anchor_cognates`: found
     only as cognates there; `matched`: every prompt word found exactly anywhere in the
     block; `covered`: every prompt word found anywhere in the block, exactly or as a
-    cognate."""
+    cognate; `share`: the share of the prompt's information it accounts for, once recall's
+    coverage rules have measured it (1.0 before)."""
 
     __slots__ = ()
+
+    @property
+    def rank_score(self) -> float:
+        """share-rank: what a block ranks by, its score times its share of the prompt."""
+        return self.score * self.share
 
     doc: Doc
     score: float
@@ -86,6 +92,7 @@ class Match(
     anchor_cognates: frozenset[str]
     matched: frozenset[str]
     covered: frozenset[str]
+    share: float
 
 
 def candidates(index: Index, prompt: Prompt) -> list[int]:

@@ -45,6 +45,7 @@ FEATURES: dict[str, str] = {
     "task-feedback": "a request for work (add, write, fix, ...) ranks feedback entries (the project's rules of work) higher",
     "dates": "an ISO date in a block also reads as its month's name (2026-02-18 -> february, febbraio)",
     "exact-budget": "the budget is measured on the text actually injected",
+    "share-rank": "blocks rank by their score times their share of the prompt's information (how much of it they account for)",
     "companions": "once a block passes every gate, blocks the prompt names holding 15% of it fill the places left, within 400 tokens",
 }
 

@@ -55,6 +55,10 @@ SETS = (
     EvalSet("real use, orto", "tests/eval/realuse-blind13/cases.json", None, False),
     EvalSet("real use, bilancio", "tests/eval/realuse-blind14/cases.json", None, False),
     EvalSet("real use, rete", "tests/eval/realuse-blind15/cases.json", None, False),
+    EvalSet("real use, vigna", "tests/eval/realuse-blind16/cases.json", None, False),
+    EvalSet("real use, sirena", "tests/eval/realuse-blind17/cases.json", None, False),
+    EvalSet("real use, bussola", "tests/eval/realuse-blind18/cases.json", None, False),
+    EvalSet("real use, scaffale", "tests/eval/realuse-blind19/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -155,6 +159,30 @@ SETS = (
         "real use, rete, keyed",
         "tests/eval/realuse-blind15/cases.json",
         "tests/eval/realuse-blind15-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, vigna, keyed",
+        "tests/eval/realuse-blind16/cases.json",
+        "tests/eval/realuse-blind16-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, sirena, keyed",
+        "tests/eval/realuse-blind17/cases.json",
+        "tests/eval/realuse-blind17-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, bussola, keyed",
+        "tests/eval/realuse-blind18/cases.json",
+        "tests/eval/realuse-blind18-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, scaffale, keyed",
+        "tests/eval/realuse-blind19/cases.json",
+        "tests/eval/realuse-blind19-keyed",
         False,
     ),
     EvalSet(

@@ -164,6 +164,7 @@ def recall(
             task="task-facts" in feats and policy.asks_for_work(prompt),
             need_of=engine.coverage_need if "coverage-multi" in feats else _flat_need,
             anchor_rules=[rule for name, rule in rules.items() if name in feats],
+            weigh="share-rank" in feats,
         )
     if "where-reference" in feats:
         matches = engine.where_boosted(matches, prompt)
@@ -172,7 +173,9 @@ def recall(
     sizes_of = None if "exact-budget" in feats else _reference_sizes
     companions = []
     if "companions" in feats:
-        companions = engine.holding(scored_matches, index, words, engine.COMPANION_SHARE)
+        companions = engine.holding(
+            scored_matches, index, words, engine.COMPANION_SHARE, weigh="share-rank" in feats
+        )
     return engine.ranked_within_budget(
         matches, settings, words, sizes_of=sizes_of, companions=companions
     )
