@@ -68,8 +68,9 @@ COMPANION_TOKENS = 400
 word) that hold this share of its information fill the places left below top_k, after
 it, while the whole injection stays within this many tokens (the median the issue allows).
 They cannot add a false injection (they join one that happens anyway) nor move the first
-place; they raised recall@3 on four sets run once to decide it, at about 100 tokens more
-per answer (benchmarks/README.md, issue 26's sixth pass)."""
+place; they raised recall@3 on four sets run once to decide it, for about 100 tokens more
+per answer then (share-rank took most of it back; benchmarks/README.md, issue 26's sixth
+pass)."""
 
 
 # Scored and RecallResult are not dataclasses (nor `typing.NamedTuple`): the prompt hook
