@@ -80,9 +80,9 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 def test_realuse_does_not_regress() -> None:
     # measured since blocks rank by score x share: dev 49/62, 52/62, FI off-topic 0/30,
-    # in-project 12/55; held-out 45/56, 50/56, 2/30, 19/55
+    # in-project 12/55; held-out 45/56, 50/56, 2/30, 18/55
     # (benchmarks/README.md, issue 26's fifth and sixth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 49, 52, 0, 12), (HOLDOUT, 45, 50, 2, 19)):
+    for path, hit1, recall3, off, inside in ((DEV, 49, 52, 0, 12), (HOLDOUT, 45, 50, 2, 18)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -105,9 +105,9 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
     # any it had), one coverage share for every block, companions and rank by score x share:
-    # dev 55/62, 57/62, FI off-topic 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 19/55
+    # dev 55/62, 57/62, FI off-topic 2/30, in-project 14/55; held-out 50/56, 56/56, 6/30, 18/55
     # (benchmarks/README.md, issue 26's fifth and sixth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 55, 57, 2, 14), (HOLDOUT, 50, 56, 6, 19)):
+    for path, hit1, recall3, off, inside in ((DEV, 55, 57, 2, 14), (HOLDOUT, 50, 56, 6, 18)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
@@ -123,21 +123,25 @@ STRANGERS = {
     "cantiere": ("realuse-blind8", (23, 27, 1, 18), (31, 36, 2, 22)),
     "referti": ("realuse-blind9", (25, 27, 1, 17), (33, 34, 1, 16)),
     "varco": ("realuse-blind10", (22, 25, 1, 16), (31, 35, 1, 17)),
-    "telaio": ("realuse-blind11", (28, 32, 2, 20), (33, 38, 2, 21)),
+    "telaio": ("realuse-blind11", (29, 32, 2, 20), (33, 38, 2, 21)),
     "faro": ("realuse-blind12", (24, 27, 1, 10), (32, 32, 2, 19)),
-    "orto": ("realuse-blind13", (28, 29, 1, 18), (32, 34, 1, 18)),
-    "bilancio": ("realuse-blind14", (26, 27, 1, 21), (30, 37, 1, 22)),
-    "rete": ("realuse-blind15", (25, 31, 2, 14), (32, 36, 2, 18)),
+    "orto": ("realuse-blind13", (28, 29, 1, 17), (32, 34, 1, 17)),
+    "bilancio": ("realuse-blind14", (26, 27, 1, 20), (30, 37, 1, 21)),
+    "rete": ("realuse-blind15", (26, 31, 2, 14), (33, 37, 2, 17)),
     "vigna": ("realuse-blind16", (25, 26, 1, 11), (35, 39, 1, 14)),
-    "sirena": ("realuse-blind17", (27, 30, 2, 11), (35, 38, 3, 13)),
-    "bussola": ("realuse-blind18", (24, 31, 2, 9), (33, 38, 3, 17)),
+    "sirena": ("realuse-blind17", (27, 30, 2, 11), (35, 38, 3, 12)),
+    "bussola": ("realuse-blind18", (24, 31, 2, 8), (33, 38, 3, 16)),
     "scaffale": ("realuse-blind19", (28, 29, 0, 9), (32, 37, 0, 14)),
+    "rifugio": ("realuse-blind20", (21, 24, 2, 7), (34, 35, 2, 15)),
+    "prestito": ("realuse-blind21", (13, 22, 3, 12), None),
+    "palco": ("realuse-blind22", (24, 26, 2, 4), (31, 33, 3, 8)),
+    "fermento": ("realuse-blind23", (29, 29, 0, 5), (37, 40, 1, 11)),
 }
 """The sets written by strangers to recall (each folder's README says how, and which were
 read; benchmarks/README.md, issue 26's fourth to sixth passes, has their history): folder,
 then the hit@1, recall@3, off-topic and in-project false injections measured at the end of
 the sixth pass, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
-copy, keyed in each of the user's languages)."""
+copy, keyed in each of the user's languages; None where there is none)."""
 
 
 @pytest.mark.parametrize("name", STRANGERS)
@@ -145,7 +149,8 @@ def test_the_sets_written_by_strangers_do_not_regress(name: str) -> None:
     folder, plain, keyed = STRANGERS[name]
     cases = HERE / folder / "cases.json"
     assert_realuse_floors(summary(cases), *plain)
-    assert_realuse_floors(summary(cases, override=HERE / f"{folder}-keyed"), *keyed)
+    if keyed is not None:  # prestito has no keyed copy (benchmarks/README.md, sixth pass)
+        assert_realuse_floors(summary(cases, override=HERE / f"{folder}-keyed"), *keyed)
 
 
 @lru_cache(maxsize=1)
@@ -187,8 +192,8 @@ def test_ours_is_ahead_of_the_earlier_plugin(name: str, request) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 80%, recall@3 89%, false injections 7% off-topic and 35% in-project; keyed: "
-    "89%, 100%, 20% and 35% (hit@1 and recall@3 met, false injections not)",
+    "hit@1 80%, recall@3 89%, false injections 7% off-topic and 33% in-project; keyed: "
+    "89%, 100%, 20% and 33% (hit@1 and recall@3 met, false injections not)",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
 def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:

@@ -59,6 +59,10 @@ SETS = (
     EvalSet("real use, sirena", "tests/eval/realuse-blind17/cases.json", None, False),
     EvalSet("real use, bussola", "tests/eval/realuse-blind18/cases.json", None, False),
     EvalSet("real use, scaffale", "tests/eval/realuse-blind19/cases.json", None, False),
+    EvalSet("real use, rifugio", "tests/eval/realuse-blind20/cases.json", None, False),
+    EvalSet("real use, prestito", "tests/eval/realuse-blind21/cases.json", None, False),
+    EvalSet("real use, palco", "tests/eval/realuse-blind22/cases.json", None, False),
+    EvalSet("real use, fermento", "tests/eval/realuse-blind23/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -183,6 +187,24 @@ SETS = (
         "real use, scaffale, keyed",
         "tests/eval/realuse-blind19/cases.json",
         "tests/eval/realuse-blind19-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, rifugio, keyed",
+        "tests/eval/realuse-blind20/cases.json",
+        "tests/eval/realuse-blind20-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, palco, keyed",
+        "tests/eval/realuse-blind22/cases.json",
+        "tests/eval/realuse-blind22-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, fermento, keyed",
+        "tests/eval/realuse-blind23/cases.json",
+        "tests/eval/realuse-blind23-keyed",
         False,
     ),
     EvalSet(
