@@ -196,6 +196,12 @@ SETS = (
         False,
     ),
     EvalSet(
+        "real use, prestito, keyed",
+        "tests/eval/realuse-blind21/cases.json",
+        "tests/eval/realuse-blind21-keyed",
+        False,
+    ),
+    EvalSet(
         "real use, palco, keyed",
         "tests/eval/realuse-blind22/cases.json",
         "tests/eval/realuse-blind22-keyed",
