@@ -374,9 +374,10 @@ def joining(ranked: list[Match], companions: Sequence[Match], ranking: policy.Ra
             continue
         if ranking.require_anchor and not policy.anchored(m, ranking.fuzzy_anchor_min):
             continue
-        if _size(m) <= room:
+        size = _size(m)
+        if size <= room:
             out.append(m)
-            room -= _size(m)
+            room -= size
     return out
 
 
