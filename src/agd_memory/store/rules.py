@@ -181,8 +181,8 @@ def usable_keys(candidates: Iterable[object], where: str) -> tuple[list[str], li
     for candidate in candidates:
         try:
             key = normalize_keys([candidate], where)  # type: ignore[list-item]  # checked there
-        except SaveRejected as exc:
-            dropped.append(str(exc))
+        except SaveRejected as exc:  # this key is left out; the others are written
+            dropped.append(str(exc).removeprefix("save rejected: ").removesuffix(" Nothing was written."))
             continue
         if key and key not in keys:
             keys.append(key)
