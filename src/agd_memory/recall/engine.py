@@ -57,12 +57,22 @@ below a block that accounts for the whole prompt (0.8 lost a first place on the 
 sets, 0.4 a block in the first three)."""
 COMMON_DF_SHARE = 0.2
 """parts: a word found in more than this share of the memory's blocks (the project's name,
-`file`) is not distinctive: it cannot single out the block a part asks about."""
+`file`) is not distinctive: it cannot single out the block a part asks about. A word of
+one block always singles it out, in a memory of two blocks too."""
 TASK_FACT_SHARE = 0.6
 """task-facts: for a request for work, a block that is not a rule of work (feedback) must
 match this share of the prompt: a task shares the project's words with many facts, and
 the facts it needs are the ones it names (0.5 until issue 26's sixth pass: 0.6 was level
 or better on every set, and ahead on four run once to decide it; benchmarks/README.md)."""
+CUE_NEED = 0.8
+PLAIN_NEED = 1.2
+"""cue: a prompt that refers to the team's own past (`policy.recalls_own_past`: `what did
+we decide`, `l'ultima volta`) asks for what a memory holds, and a block needs CUE_NEED of
+the usual share; cue-strict: any other prompt (a task, a how-to) shares the project's words
+with many blocks, and a block needs PLAIN_NEED of it, never more than COVERAGE_MIN_SINGLE.
+Chosen among four candidates on four sets run once to decide it: in-project false
+injections 98 -> 75, hit@1 and recall@3 one and two higher (benchmarks/README.md, issue
+26's seventh pass)."""
 COMPANION_SHARE = 0.15
 COMPANION_TOKENS = 400
 """companions: once a block passes every gate, the blocks the prompt names (an anchor
@@ -203,7 +213,9 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     task = policy.asks_for_work(prompt)  # once: it reads every clause of the prompt
     matches = inherit_superseded(matches, index, built)
     parts = prompt_parts(prompt, front, index)
-    passed = covering(matches, index, words, parts=parts, task=task)
+    units = written_words(prompt, front, index)
+    scale = CUE_NEED if policy.recalls_own_past(prompt) else PLAIN_NEED
+    passed = covering(matches, index, words, parts=parts, task=task, units=units, scale=scale)
     passed = task_boosted(where_boosted(passed, prompt), task)
     others = holding(matches, index, words, COMPANION_SHARE)
     return ranked_within_budget(passed, settings, words, companions=others)
@@ -222,6 +234,27 @@ def prompt_parts(prompt: str, front: Front, index: Index) -> list[frozenset[str]
     return parts if len(parts) > 1 else []
 
 
+def written_words(prompt: str, front: Front, index: Index) -> list[frozenset[str]]:
+    """units: the words the user wrote (split at white space) that give several content
+    words: `packages/shared` gives `packag` and `shar`, `iPhone` gives `iphone` and
+    `phone`. Each written word is one piece of evidence however many it gives (a word
+    that gives one needs no entry here)."""
+    several = (words for words in map(front.words_of, prompt.split()) if len(words) > 1)
+    return [u for u in (frozenset(front.concepts(index, w)) for w in several) if len(u) > 1]
+
+
+def evidence(covered: frozenset[str], units: Sequence[frozenset[str]]) -> int:
+    """units: how many written words of the prompt the words `covered` come from, each of
+    `units` (`written_words`) counting once; without `units`, how many words they are."""
+    if len(covered) < 2:
+        return len(covered)
+    groups = {g for g in (u & covered for u in units) if len(g) > 1}  # one word counts as one
+    if not groups:
+        return len(covered)
+    groups = {g for g in groups if not any(g < h for h in groups)}
+    return len(groups) + len(covered.difference(*groups))
+
+
 def covering(
     matches: list[Match],
     index: Index,
@@ -229,8 +262,10 @@ def covering(
     *,
     parts: Sequence[frozenset[str]] = (),
     task: bool = False,
-    need_of: Callable[[frozenset[str]], float] | None = None,
-    anchor_rules: Sequence[Callable[[Match, float], Match]] | None = None,
+    units: Sequence[frozenset[str]] = (),
+    scale: float = 1.0,
+    need_of: Callable[[int], float] | None = None,
+    anchor_rules: Sequence[Callable[[Match, float, int], Match]] | None = None,
     weigh: bool = True,
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
@@ -238,23 +273,33 @@ def covering(
     rules of work need TASK_FACT_SHARE of the whole prompt. `need_of` (the share a block
     needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a
     block) are the measured rules unless the evaluation passes others. With `weigh`
-    (share-rank), each block carries its share of the whole prompt, which it ranks by."""
+    (share-rank), each block carries its share of the whole prompt, which it ranks by.
+    Distinct words are counted as written (`units`, `evidence`). `scale` multiplies the
+    share a block needs (cue), up to COVERAGE_MIN_SINGLE: in a memory of a few blocks,
+    whose words weigh little against the words it lacks, a higher bar would silence a
+    prompt that names a block. An anchor rule takes the block, its share and the number
+    of distinct prompt words it matches."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
-    common = {w for w in surprise if index.df_of(w) > COMMON_DF_SHARE * index.n}
+    common = {w for w in surprise if index.df_of(w) > max(1, COMMON_DF_SHARE * index.n)}
+
+    def need(distinct: int) -> float:
+        return min(need_of(distinct) * scale, COVERAGE_MIN_SINGLE)
+
     out = []
     for m in matches:
         share = whole = share_of(m, surprise)
         if task and m.doc.kind != "x-feedback" and share < TASK_FACT_SHARE:
             continue
-        if share < need_of(m.covered):
-            share = _part_share(m, parts, surprise, need_of, common)
+        distinct = evidence(m.covered, units)
+        if share < need(distinct):
+            share = _part_share(m, parts, surprise, need, common, units)
             if share is None:
                 continue
             m = m._replace(score=m.score * PART_DEMOTE)
         for rule in anchor_rules:
-            m = rule(m, share)
+            m = rule(m, share, distinct)
         out.append(m._replace(share=whole) if weigh else m)
     return out
 
@@ -275,22 +320,22 @@ def holding(
     return [m._replace(share=s) if weigh else m for m, s in shares if s >= share]
 
 
-def coverage_need(covered: frozenset[str]) -> float:
-    """coverage-multi: the share a block matching the prompt words `covered` needs."""
-    return COVERAGE_MIN_SINGLE if len(covered) < 2 else COVERAGE_MIN_MULTI
+def coverage_need(distinct: int) -> float:
+    """coverage-multi: the share a block matching `distinct` prompt words needs."""
+    return COVERAGE_MIN_SINGLE if distinct < 2 else COVERAGE_MIN_MULTI
 
 
-def body_anchored(m: Match, share: float) -> Match:
+def body_anchored(m: Match, share: float, distinct: int) -> Match:
     """body-coverage: a block whose body explains most of the prompt needs no anchor word."""
     if share >= BODY_ONLY_COVERAGE and not m.anchor_exact:
         return m._replace(anchor_exact=m.covered)
     return m
 
 
-def evidence_anchored(m: Match, share: float) -> Match:
+def evidence_anchored(m: Match, share: float, distinct: int) -> Match:
     """evidence: several distinct prompt words in the body are evidence enough: one word
     can be a coincidence, two that carry a third of the prompt rarely are."""
-    if not m.anchor_exact and share >= EVIDENCE_COVERAGE and len(m.covered) >= EVIDENCE_WORDS:
+    if not m.anchor_exact and share >= EVIDENCE_COVERAGE and distinct >= EVIDENCE_WORDS:
         return m._replace(anchor_exact=m.covered)
     return m
 
@@ -299,8 +344,9 @@ def _part_share(
     m: Match,
     parts: Sequence[frozenset[str]],
     surprise: dict[str, float],
-    need_of,
+    need: Callable[[int], float],
     common: set[str],
+    units: Sequence[frozenset[str]],
 ) -> float | None:
     """parts: the best share the block has of one part of the prompt that it matches
     with PART_MIN_WORDS distinctive words or more, one of them an anchor (id, desc or
@@ -308,10 +354,11 @@ def _part_share(
     best = None
     for part in parts:
         covered = m.covered & part
-        if len(whole_words(covered - common)) < PART_MIN_WORDS or not covered & m.anchor_exact:
+        distinct = evidence(frozenset(whole_words(covered - common)), units)
+        if distinct < PART_MIN_WORDS or not covered & m.anchor_exact:
             continue
         share = sum(surprise[w] for w in covered) / (sum(surprise[w] for w in part) or 1.0)
-        if share >= need_of(covered) and (best is None or share > best):
+        if share >= need(evidence(covered, units)) and (best is None or share > best):
             best = share
     return best
 

@@ -306,6 +306,25 @@ def clauses(prompt: str) -> list[str]:
     return [c for c in CLAUSE_BREAK.split(prompt) if c.strip()]
 
 
+PAST_CUE = re.compile(
+    r"\b(?:we|our|us|did|was|were|last|decided|remind|again|abbiamo|nostr[oaie]|ci|eravamo"
+    r"|avevamo|era|erano|deciso|ricordi|ricordami|scors[oa]|volta"
+    r"|nosotros|nuestr[oa]s?|pasad[oa]|nous|notre|nos|derni[eè]re?|wir|uns|unser\w*"
+    r"|letzte[nmrs]?|n[oó]s|noss[oa]s?|passad[oa])\b",
+    re.IGNORECASE,
+)
+"""cue: words by which a prompt refers to the team's own past (`what did we decide`,
+`l'ultima volta`, `our deploy`): what a memory holds, more than a task's words do. The
+English and Italian words were measured (benchmarks/README.md, issue 26's seventh pass);
+the Spanish, French, German and Portuguese ones (we, our, last) were not: without them
+every prompt in those languages would need the higher share."""
+
+
+def recalls_own_past(prompt: str) -> bool:
+    """cue: the prompt refers to the team's own past (`PAST_CUE`)."""
+    return PAST_CUE.search(prompt) is not None
+
+
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)
 """where-reference: the prompt asks where something is (en, it, es, fr, de, pt).
 A reference entry says where to look: a link, a folder, a manual."""

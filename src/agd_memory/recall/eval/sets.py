@@ -63,6 +63,10 @@ SETS = (
     EvalSet("real use, prestito", "tests/eval/realuse-blind21/cases.json", None, False),
     EvalSet("real use, palco", "tests/eval/realuse-blind22/cases.json", None, False),
     EvalSet("real use, fermento", "tests/eval/realuse-blind23/cases.json", None, False),
+    EvalSet("real use, molo", "tests/eval/realuse-blind24/cases.json", None, False),
+    EvalSet("real use, forno", "tests/eval/realuse-blind25/cases.json", None, False),
+    EvalSet("real use, coro", "tests/eval/realuse-blind26/cases.json", None, False),
+    EvalSet("real use, serra", "tests/eval/realuse-blind27/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -211,6 +215,30 @@ SETS = (
         "real use, fermento, keyed",
         "tests/eval/realuse-blind23/cases.json",
         "tests/eval/realuse-blind23-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, molo, keyed",
+        "tests/eval/realuse-blind24/cases.json",
+        "tests/eval/realuse-blind24-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, forno, keyed",
+        "tests/eval/realuse-blind25/cases.json",
+        "tests/eval/realuse-blind25-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, coro, keyed",
+        "tests/eval/realuse-blind26/cases.json",
+        "tests/eval/realuse-blind26-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, serra, keyed",
+        "tests/eval/realuse-blind27/cases.json",
+        "tests/eval/realuse-blind27-keyed",
         False,
     ),
     EvalSet(
