@@ -47,7 +47,7 @@ def test_a_question_about_the_teams_past_needs_less_of_the_prompt(make_settings)
 
 
 def test_a_task_that_does_not_refer_to_the_past_needs_more(make_settings) -> None:
-    prompt = "bump the kiosk build number before the production deploys"
+    prompt = "bump the kiosk build number for the production deploys"
     assert ids(prompt, BLOCKS, make_settings()) == []
     assert ids(prompt, BLOCKS, make_settings(), DEFAULT - {"cue", "cue-strict"}) == ["deploy-freeze"]
 
@@ -60,6 +60,8 @@ def test_the_cue_words() -> None:
         "cosa avevamo deciso sul deploy?",
         "l'ultima volta come abbiamo risolto il timeout?",
         "il nostro script di rilascio",
+        "the import failed yesterday with the same timeout as before",
+        "l'errore di ieri sul backup",
         "¿qué decidimos sobre nuestro despliegue?",
         "wie haben wir das letzte Mal den Cache geleert?",
     ]:

@@ -309,13 +309,15 @@ def clauses(prompt: str) -> list[str]:
 PAST_CUE = re.compile(
     r"\b(?:we|our|us|did|was|were|last|decided|remind|again|abbiamo|nostr[oaie]|ci|eravamo"
     r"|avevamo|era|erano|deciso|ricordi|ricordami|scors[oa]|volta"
+    r"|before|previous|previously|earlier|already|ago|yesterday|prima|precedent[ei]|gi[aà]|ieri"
     r"|nosotros|nuestr[oa]s?|pasad[oa]|nous|notre|nos|derni[eè]re?|wir|uns|unser\w*"
     r"|letzte[nmrs]?|n[oó]s|noss[oa]s?|passad[oa])\b",
     re.IGNORECASE,
 )
 """cue: words by which a prompt refers to the team's own past (`what did we decide`,
-`l'ultima volta`, `our deploy`): what a memory holds, more than a task's words do. The
-English and Italian words were measured (benchmarks/README.md, issue 26's seventh pass);
+`l'ultima volta`, `our deploy`, `the error from yesterday`): what a memory holds, more
+than a task's words do. The English and Italian words were measured (benchmarks/README.md,
+issue 26's seventh pass: the words of time, before to ieri, in a second round);
 the Spanish, French, German and Portuguese ones (we, our, last) were not: without them
 every prompt in those languages would need the higher share."""
 

@@ -67,6 +67,10 @@ SETS = (
     EvalSet("real use, forno", "tests/eval/realuse-blind25/cases.json", None, False),
     EvalSet("real use, coro", "tests/eval/realuse-blind26/cases.json", None, False),
     EvalSet("real use, serra", "tests/eval/realuse-blind27/cases.json", None, False),
+    EvalSet("real use, ciclo", "tests/eval/realuse-blind28/cases.json", None, False),
+    EvalSet("real use, lana", "tests/eval/realuse-blind29/cases.json", None, False),
+    EvalSet("real use, studio", "tests/eval/realuse-blind30/cases.json", None, False),
+    EvalSet("real use, campo", "tests/eval/realuse-blind31/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -239,6 +243,30 @@ SETS = (
         "real use, serra, keyed",
         "tests/eval/realuse-blind27/cases.json",
         "tests/eval/realuse-blind27-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, ciclo, keyed",
+        "tests/eval/realuse-blind28/cases.json",
+        "tests/eval/realuse-blind28-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, lana, keyed",
+        "tests/eval/realuse-blind29/cases.json",
+        "tests/eval/realuse-blind29-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, studio, keyed",
+        "tests/eval/realuse-blind30/cases.json",
+        "tests/eval/realuse-blind30-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, campo, keyed",
+        "tests/eval/realuse-blind31/cases.json",
+        "tests/eval/realuse-blind31-keyed",
         False,
     ),
     EvalSet(
