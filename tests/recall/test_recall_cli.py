@@ -120,3 +120,29 @@ def test_eval_all_compares_every_set_with_the_earlier_algorithm(capsys, env) -> 
     assert any(r["ours"]["in_project"][1] >= 50 for r in rows)  # the real-use sets
     rc, out, _ = run(capsys, "eval", "--all")
     assert rc == 0 and out.count("| ours |") == len(rows) == out.count("| baseline |")
+
+
+def test_recall_says_which_blocks_came_closest_when_it_stays_silent(capsys, env) -> None:
+    # issue 26: a miss the user cannot see the reason for costs a repeated explanation
+    freeze = block(
+        "deploy-freeze",
+        "no deploys on Friday afternoon",
+        "Production deploys stop at Friday 14:00 until Monday.",
+        kind="x-feedback",
+    )
+    others = [block(f"note-{w}", f"topic {w}", f"{w} details for the {w} team") for w in
+              ("billing", "search", "mobile", "printer", "invoice", "office")]  # fmt: skip
+    memory = write_memory(env.root / "memory.agd", [*others, freeze])
+    prompt = "bump the kiosk build number for the production deploys"
+    rc, out, _ = run(capsys, "recall", prompt, "--file", str(memory))
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0] == "nothing injected: no_relevant_blocks"
+    closest = [line.split() for line in lines if line.startswith("  #")]
+    assert closest[0][0] == "#deploy-freeze"
+    share, need = (int(x.rstrip("%")) for x in (closest[0][1], closest[0][3]))
+    assert share < need
+    assert "agd-memory keys" in out
+    # a gate's refusal names no block: no block was weighed
+    rc, out, _ = run(capsys, "recall", "write a poem about production deploys", "--file", str(memory))
+    assert out.startswith("nothing injected: creative_request") and "#" not in out

@@ -50,7 +50,7 @@ def _readable(files: list[MemoryFile]) -> tuple[list[MemoryFile], bool]:
 
 def recall(argv: list[str]) -> int:
     """Print what auto-recall would inject for PROMPT."""
-    from ..recall import engine
+    from ..recall import engine, policy
 
     p = verb_parser("recall", recall.__doc__, 'agd-memory recall "how do we deploy?" --json')
     p.add_argument("prompt", help="the prompt, as the user would type it")
@@ -64,6 +64,8 @@ def recall(argv: list[str]) -> int:
         emit_json(recall_json(result))
     elif result.skipped:
         print(f"nothing injected: {result.skipped}")
+        if result.skipped == policy.NO_MATCH:
+            _print_near_misses(engine.near_misses(args.prompt, files, settings))
     else:
         text = result.render()
         for s in result.chosen:
@@ -71,6 +73,22 @@ def recall(argv: list[str]) -> int:
         print(f"injected: {len(text)} chars, ~{_tokens(len(text))} tokens\n")
         print(text)
     return 1 if left_out else 0  # a layer left out was named on stderr
+
+
+def _print_near_misses(near: list) -> None:
+    """The blocks that came closest, and what would bring them: the words of the prompt as
+    keys of the block (`agd-memory keys`), or a prompt that names it."""
+    if not near:
+        return
+    print("closest blocks (share of the prompt's information they hold / share needed):")
+    for n in near:
+        print(f"  #{n.entry.id}  {n.share:.0%} / {n.need:.0%}  {n.entry.desc or ''}".rstrip())
+        if n.share >= n.need:
+            print("    enough, but the prompt names no word of its id, desc or keys, or matches it too weakly")
+    print(
+        "a block whose desc or keys use your words holds more of a prompt like this one; "
+        "`agd-memory keys` adds keys, `agd-memory search` finds a block by its words"
+    )
 
 
 def _tokens(chars: int) -> int:

@@ -71,8 +71,9 @@ we decide`, `l'ultima volta`) asks for what a memory holds, and a block needs CU
 the usual share; cue-strict: any other prompt (a task, a how-to) shares the project's words
 with many blocks, and a block needs PLAIN_NEED of it, never more than COVERAGE_MIN_SINGLE.
 Chosen among four candidates on four sets run once to decide it: in-project false
-injections 98 -> 75, hit@1 and recall@3 one and two higher (benchmarks/README.md, issue
-26's seventh pass)."""
+injections 98 -> 75, hit@1 and recall@3 one and two higher; the words of time (before,
+ieri, ...) joined the cue words on four more (benchmarks/README.md, issue 26's seventh
+pass)."""
 COMPANION_SHARE = 0.15
 COMPANION_TOKENS = 400
 """companions: once a block passes every gate, the blocks the prompt names (an anchor
@@ -214,11 +215,61 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     matches = inherit_superseded(matches, index, built)
     parts = prompt_parts(prompt, front, index)
     units = written_words(prompt, front, index)
-    scale = CUE_NEED if policy.recalls_own_past(prompt) else PLAIN_NEED
+    scale = need_scale(prompt)
     passed = covering(matches, index, words, parts=parts, task=task, units=units, scale=scale)
     passed = task_boosted(where_boosted(passed, prompt), task)
     others = holding(matches, index, words, COMPANION_SHARE)
     return ranked_within_budget(passed, settings, words, companions=others)
+
+
+class NearMiss(namedtuple("NearMiss", "entry share need")):
+    """A block auto-recall did not inject for a prompt: the share of the prompt's
+    information it holds and the share it needed (`near_misses`)."""
+
+    __slots__ = ()
+
+    entry: Entry
+    share: float
+    need: float
+
+
+def near_misses(
+    prompt: str, files: Sequence[MemorySource], settings: Settings, limit: int = 3
+) -> list[NearMiss]:
+    """The best-scored blocks for a prompt that passed the gates, with the share of its
+    information each holds and the share it needs (a request for work asks more of a
+    fact): what `agd-memory recall` shows when it stays silent, so the user sees why."""
+    front = Front(prompt or "", files, settings)
+    index = front.index if gate(prompt or "", front, gates_of(settings)) is None else None
+    if index is None:
+        return []
+    words = front.concepts(index, front.words)
+    matches = sorted((m for m in scored(index, front.prompt(words)) if m.doc.memory), key=policy.sort_key)
+    surprise = {w: index.surprise(w) for w in set(words)}
+    units, scale = written_words(prompt, front, index), need_scale(prompt)
+    task = policy.asks_for_work(prompt)
+    out = []
+    for m in matches[:limit]:
+        need = needed_share(evidence(m.covered, units), scale)
+        if task and m.doc.kind != "x-feedback":
+            need = max(need, TASK_FACT_SHARE)
+        out.append(NearMiss(m.doc.entry, share_of(m, surprise), need))
+    return out
+
+
+def need_scale(prompt: str) -> float:
+    """cue: what the share a block needs is multiplied by for this prompt."""
+    return CUE_NEED if policy.recalls_own_past(prompt) else PLAIN_NEED
+
+
+def needed_share(
+    distinct: int, scale: float, need_of: Callable[[int], float] | None = None
+) -> float:
+    """The share of the prompt a block matching `distinct` of its written words needs:
+    `need_of`'s (coverage-multi unless the evaluation passes another) times `scale`, never
+    above COVERAGE_MIN_SINGLE: in a memory of a few blocks, whose words weigh little
+    against the words it lacks, a higher bar would silence a prompt that names a block."""
+    return min((need_of or coverage_need)(distinct) * scale, COVERAGE_MIN_SINGLE)
 
 
 def prompt_parts(prompt: str, front: Front, index: Index) -> list[frozenset[str]]:
@@ -274,18 +325,16 @@ def covering(
     needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a
     block) are the measured rules unless the evaluation passes others. With `weigh`
     (share-rank), each block carries its share of the whole prompt, which it ranks by.
-    Distinct words are counted as written (`units`, `evidence`). `scale` multiplies the
-    share a block needs (cue), up to COVERAGE_MIN_SINGLE: in a memory of a few blocks,
-    whose words weigh little against the words it lacks, a higher bar would silence a
-    prompt that names a block. An anchor rule takes the block, its share and the number
-    of distinct prompt words it matches."""
+    Distinct words are counted as written (`units`, `evidence`); `scale` multiplies the
+    share a block needs (cue, `needed_share`). An anchor rule takes the block, its share
+    and the number of distinct prompt words it matches."""
     need_of = coverage_need if need_of is None else need_of
     anchor_rules = (body_anchored, evidence_anchored) if anchor_rules is None else anchor_rules
     surprise = {w: index.surprise(w) for w in set(words)}
     common = {w for w in surprise if index.df_of(w) > max(1, COMMON_DF_SHARE * index.n)}
 
     def need(distinct: int) -> float:
-        return min(need_of(distinct) * scale, COVERAGE_MIN_SINGLE)
+        return needed_share(distinct, scale, need_of)
 
     out = []
     for m in matches:
