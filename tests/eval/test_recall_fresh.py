@@ -38,19 +38,19 @@ def test_fresh_cases_cover_languages_tags_and_negatives() -> None:
 
 def test_fresh_does_not_regress_and_beats_the_reference() -> None:
     s = summary(DEFAULT)
-    # measured 53/94, 61/94, 4/64 since the share a block needs follows the prompt's
+    # measured 51/94, 60/94, 3/64 since the share a block needs follows the prompt's
     # reference to the past (benchmarks/README.md, issue 26's seventh pass, has the numbers before it)
-    assert_floors(s, 53, 61, 4)
+    assert_floors(s, 51, 60, 3)
     pos = s["positives"]
     ref = summary(REFERENCE, "AGD_RECALL_LANGS=en,it")["positives"]  # 30/94, 35/94, 17/64
     assert pos["hit1"] > ref["hit1"] and pos["recall3"] > ref["recall3"]
 
 
 def test_fresh_with_keys() -> None:
-    # measured 62/94, 66/94, 5/64 since the share a block needs follows the prompt's
+    # measured 60/94, 66/94, 4/64 since the share a block needs follows the prompt's
     # reference to the past: more hits than the plain memories, and one more false injection
     # (benchmarks/README.md, issue 26's seventh pass, has the numbers before it)
-    assert_floors(summary(DEFAULT, override=KEYED), 62, 66, 5)
+    assert_floors(summary(DEFAULT, override=KEYED), 60, 66, 4)
 
 
 @pytest.mark.parametrize("name", ["es-datos", "en-saas", "global"])

@@ -73,3 +73,25 @@ def test_the_cue_words() -> None:
         "rename this variable",
     ]:
         assert not policy.recalls_own_past(prompt), prompt
+
+
+KIOSK = entry(
+    "kiosk-build",
+    desc="kiosk app builds with Gradle flavors",
+    body="The kiosk flavor signs with the store key; CI builds it on tags only.",
+)
+
+
+def test_a_how_to_question_is_a_request_for_work(make_settings) -> None:
+    # `how do I ...` asks for work to be done: a fact must account for most of it, as for
+    # `add ...`; asked about the team's past, or as a plain question, the fact answers
+    how_to = "how do I add a new gradle flavor for the kiosk app with a different icon?"
+    assert policy.asks_for_work(how_to) and policy.asks_for_work("come si configura il proxy?")
+    assert ids(how_to, [*FILLER, KIOSK], make_settings()) == []
+    for prompt in [
+        "how did we set up the gradle flavor for the kiosk app icon?",
+        "which gradle flavor does the kiosk app build with a different icon?",
+    ]:
+        assert not policy.asks_for_work(prompt)
+        assert ids(prompt, [*FILLER, KIOSK], make_settings()) == ["kiosk-build"]
+    assert not policy.asks_for_work("come abbiamo configurato il proxy?")

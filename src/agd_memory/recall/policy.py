@@ -277,10 +277,24 @@ TASK_VERBS = frozenset(_TASK_VERBS.split())
 def asks_for_work(prompt: str) -> bool:
     """task-feedback: a clause of the prompt opens by asking for work to be done (`add
     ...`, `can you fix ...`, `aggiungi ...`, `añade ...`), often after what the user saw
-    (`the export is slow, make it stream`). The project's rules of work (feedback entries:
-    conventions, corrections) are what applies to a task, more than the facts that merely
-    share its words."""
-    return any(_opens_with_task_verb(clause) for clause in clauses(prompt[:400]))
+    (`the export is slow, make it stream`), or the prompt asks how to do something without
+    referring to the team's past (`how do I ...`, `come si ...`: `HOW_TO`). The project's
+    rules of work (feedback entries: conventions, corrections) are what applies to a task,
+    more than the facts that merely share its words."""
+    parts = clauses(prompt[:400])
+    if any(_opens_with_task_verb(clause) for clause in parts):
+        return True
+    return any(HOW_TO.match(c.lstrip()) for c in parts) and not recalls_own_past(prompt)
+
+
+HOW_TO = re.compile(
+    r"(?:how (?:do|can|should|would) i|how to|what'?s the (?:best|easiest|cleanest|right) way"
+    r"|come (?:si|faccio|posso|devo)|qual è il modo)\b",
+    re.IGNORECASE,
+)
+"""task-facts: a clause that opens by asking how to do something is a request for work in
+the form of a question (a third round of issue 26's seventh pass, benchmarks/README.md;
+English and Italian); `da come si faceva` inside a clause is not."""
 
 
 def _opens_with_task_verb(clause: str) -> bool:

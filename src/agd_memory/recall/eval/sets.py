@@ -71,6 +71,10 @@ SETS = (
     EvalSet("real use, lana", "tests/eval/realuse-blind29/cases.json", None, False),
     EvalSet("real use, studio", "tests/eval/realuse-blind30/cases.json", None, False),
     EvalSet("real use, campo", "tests/eval/realuse-blind31/cases.json", None, False),
+    EvalSet("real use, argine", "tests/eval/realuse-blind32/cases.json", None, False),
+    EvalSet("real use, bottega", "tests/eval/realuse-blind33/cases.json", None, False),
+    EvalSet("real use, sentiero", "tests/eval/realuse-blind34/cases.json", None, False),
+    EvalSet("real use, mensa", "tests/eval/realuse-blind35/cases.json", None, False),
     EvalSet(
         "real use, dev, keyed",
         "tests/eval/realuse/dev-cases.json",
@@ -267,6 +271,30 @@ SETS = (
         "real use, campo, keyed",
         "tests/eval/realuse-blind31/cases.json",
         "tests/eval/realuse-blind31-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, argine, keyed",
+        "tests/eval/realuse-blind32/cases.json",
+        "tests/eval/realuse-blind32-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, bottega, keyed",
+        "tests/eval/realuse-blind33/cases.json",
+        "tests/eval/realuse-blind33-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, sentiero, keyed",
+        "tests/eval/realuse-blind34/cases.json",
+        "tests/eval/realuse-blind34-keyed",
+        False,
+    ),
+    EvalSet(
+        "real use, mensa, keyed",
+        "tests/eval/realuse-blind35/cases.json",
+        "tests/eval/realuse-blind35-keyed",
         False,
     ),
     EvalSet(
