@@ -12,7 +12,7 @@ from ..settings import VARIABLES, Settings
 from .args import emit_json, verb_parser
 
 if TYPE_CHECKING:
-    from ..recall.engine import RecallResult
+    from ..recall.engine import NearMiss, RecallResult
     from ..recall.search import Hit
     from ..store import MemoryFile
 
@@ -75,7 +75,7 @@ def recall(argv: list[str]) -> int:
     return 1 if left_out else 0  # a layer left out was named on stderr
 
 
-def _print_near_misses(near: list) -> None:
+def _print_near_misses(near: list[NearMiss]) -> None:
     """The blocks that came closest, and what would bring them: the words of the prompt as
     keys of the block (`agd-memory keys`), or a prompt that names it."""
     if not near:
