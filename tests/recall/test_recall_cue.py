@@ -62,6 +62,7 @@ def test_the_cue_words() -> None:
         "il nostro script di rilascio",
         "the import failed yesterday with the same timeout as before",
         "l'errore di ieri sul backup",
+        "questo errore è già capitato?",
         "¿qué decidimos sobre nuestro despliegue?",
         "wie haben wir das letzte Mal den Cache geleert?",
     ]:
