@@ -10,7 +10,9 @@ from recall_helpers import block, write_memory
 
 from agd_memory.cli import main
 
-RECALL_KEYS = {"skipped", "words", "chosen", "injected_chars", "injected_tokens", "context"}
+RECALL_KEYS = {
+    "skipped", "words", "chosen", "injected_chars", "injected_tokens", "context", "closest"
+}  # fmt: skip
 CHOSEN_KEYS = {"id", "kind", "layer", "score", "chars"}
 SEARCH_KEYS = {"id", "kind", "layer", "desc", "score", "excerpt"}
 
@@ -143,6 +145,9 @@ def test_recall_says_which_blocks_came_closest_when_it_stays_silent(capsys, env)
     share, need = (int(x.rstrip("%")) for x in (closest[0][1], closest[0][3]))
     assert share < need
     assert "agd-memory keys" in out
+    _, out, _ = run(capsys, "recall", prompt, "--json", "--file", str(memory))
+    closest = json.loads(out)["closest"]
+    assert closest[0]["id"] == "deploy-freeze" and closest[0]["share"] < closest[0]["need"]
     # a gate's refusal names no block: no block was weighed
     rc, out, _ = run(capsys, "recall", "write a poem about production deploys", "--file", str(memory))
     assert out.startswith("nothing injected: creative_request") and "#" not in out

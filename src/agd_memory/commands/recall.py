@@ -60,12 +60,12 @@ def recall(argv: list[str]) -> int:
     settings = Settings.load()
     files, left_out = _readable(_memory_files(settings, args.file))
     result = engine.recall(args.prompt, files, settings)
+    near = engine.near_misses(args.prompt, files, settings) if result.skipped == policy.NO_MATCH else []
     if args.json:
-        emit_json(recall_json(result))
+        emit_json(recall_json(result, near))
     elif result.skipped:
         print(f"nothing injected: {result.skipped}")
-        if result.skipped == policy.NO_MATCH:
-            _print_near_misses(engine.near_misses(args.prompt, files, settings))
+        _print_near_misses(near)
     else:
         text = result.render()
         for s in result.chosen:
@@ -97,8 +97,9 @@ def _tokens(chars: int) -> int:
     return estimate_tokens(chars)
 
 
-def recall_json(result: RecallResult) -> dict[str, Any]:
-    """The `recall --json` object (keys pinned by tests/recall/test_recall_cli.py)."""
+def recall_json(result: RecallResult, near: list[NearMiss]) -> dict[str, Any]:
+    """The `recall --json` object (keys pinned by tests/recall/test_recall_cli.py); `near`:
+    the blocks that came closest when nothing was relevant enough."""
     text = result.render()
     return {
         "skipped": result.skipped,
@@ -116,6 +117,10 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "injected_chars": len(text),
         "injected_tokens": _tokens(len(text)) if text else 0,
         "context": text,
+        "closest": [
+            {"id": str(n.entry.id), "share": round(n.share, 4), "need": round(n.need, 4)}
+            for n in near
+        ],
     }
 
 
