@@ -111,54 +111,55 @@ def test_realuse_keyed_does_not_regress() -> None:
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
-STRANGERS = {
-    "tratta": ("realuse-fresh", (25, 27, 0, 23), (31, 36, 0, 26)),
-    "adria": ("realuse-blind", (27, 28, 0, 14), (30, 32, 1, 16)),
-    "zampa": ("realuse-blind2", (27, 30, 1, 18), (32, 38, 1, 18)),
-    "cantina": ("realuse-blind3", (21, 26, 1, 9), (28, 31, 1, 13)),
-    "fleetcare": ("realuse-blind4", (31, 33, 0, 11), (36, 38, 0, 19)),
-    "pista": ("realuse-blind5", (25, 28, 0, 4), (31, 34, 0, 8)),
-    "mercato": ("realuse-blind6", (22, 27, 1, 8), (28, 31, 1, 11)),
-    "aule": ("realuse-blind7", (19, 24, 0, 12), (23, 29, 1, 12)),
-    "cantiere": ("realuse-blind8", (23, 27, 1, 10), (31, 36, 2, 16)),
-    "referti": ("realuse-blind9", (25, 27, 1, 11), (30, 32, 1, 11)),
-    "varco": ("realuse-blind10", (24, 29, 0, 9), (32, 36, 0, 13)),
-    "telaio": ("realuse-blind11", (27, 30, 2, 12), (32, 37, 2, 13)),
-    "faro": ("realuse-blind12", (23, 26, 0, 7), (31, 31, 1, 13)),
-    "orto": ("realuse-blind13", (24, 26, 0, 13), (31, 33, 0, 13)),
-    "bilancio": ("realuse-blind14", (27, 28, 0, 18), (28, 35, 0, 20)),
-    "rete": ("realuse-blind15", (30, 33, 1, 9), (35, 38, 1, 14)),
-    "vigna": ("realuse-blind16", (26, 28, 1, 10), (34, 38, 1, 13)),
-    "sirena": ("realuse-blind17", (27, 30, 2, 9), (34, 37, 1, 11)),
-    "bussola": ("realuse-blind18", (24, 30, 0, 4), (33, 38, 2, 10)),
-    "scaffale": ("realuse-blind19", (29, 32, 0, 5), (33, 38, 0, 9)),
-    "rifugio": ("realuse-blind20", (19, 20, 2, 8), (32, 33, 2, 13)),
-    "prestito": ("realuse-blind21", (12, 21, 1, 11), (28, 37, 2, 15)),
-    "palco": ("realuse-blind22", (22, 25, 1, 4), (30, 32, 1, 8)),
-    "fermento": ("realuse-blind23", (26, 26, 0, 4), (36, 39, 0, 5)),
-    "molo": ("realuse-blind24", (24, 27, 1, 11), (35, 38, 2, 13)),
-    "forno": ("realuse-blind25", (24, 26, 0, 10), (32, 34, 0, 13)),
-    "coro": ("realuse-blind26", (23, 26, 0, 5), (32, 37, 1, 6)),
-    "serra": ("realuse-blind27", (27, 29, 1, 6), (36, 38, 1, 10)),
-    "ciclo": ("realuse-blind28", (22, 25, 2, 3), (34, 35, 2, 4)),
-    "lana": ("realuse-blind29", (24, 26, 0, 9), (30, 32, 0, 9)),
-    "studio": ("realuse-blind30", (26, 27, 0, 3), (34, 38, 0, 5)),
-    "campo": ("realuse-blind31", (24, 27, 0, 11), (31, 33, 1, 13)),
-    "argine": ("realuse-blind32", (24, 25, 0, 6), (34, 35, 0, 9)),
-    "bottega": ("realuse-blind33", (27, 28, 0, 4), (36, 39, 1, 6)),
-    "sentiero": ("realuse-blind34", (26, 27, 0, 6), (34, 35, 2, 9)),
-    "mensa": ("realuse-blind35", (20, 23, 0, 10), (28, 33, 0, 14)),
+FLOORS = {
+    "tratta": ((25, 27, 0, 23), (31, 36, 0, 26)),
+    "adria": ((27, 28, 0, 14), (30, 32, 1, 16)),
+    "zampa": ((27, 30, 1, 18), (32, 38, 1, 18)),
+    "cantina": ((21, 26, 1, 9), (28, 31, 1, 13)),
+    "fleetcare": ((31, 33, 0, 11), (36, 38, 0, 19)),
+    "pista": ((25, 28, 0, 4), (31, 34, 0, 8)),
+    "mercato": ((22, 27, 1, 8), (28, 31, 1, 11)),
+    "aule": ((19, 24, 0, 12), (23, 29, 1, 12)),
+    "cantiere": ((23, 27, 1, 10), (31, 36, 2, 16)),
+    "referti": ((25, 27, 1, 11), (30, 32, 1, 11)),
+    "varco": ((24, 29, 0, 9), (32, 36, 0, 13)),
+    "telaio": ((27, 30, 2, 12), (32, 37, 2, 13)),
+    "faro": ((23, 26, 0, 7), (31, 31, 1, 13)),
+    "orto": ((24, 26, 0, 13), (31, 33, 0, 13)),
+    "bilancio": ((27, 28, 0, 18), (28, 35, 0, 20)),
+    "rete": ((30, 33, 1, 9), (35, 38, 1, 14)),
+    "vigna": ((26, 28, 1, 10), (34, 38, 1, 13)),
+    "sirena": ((27, 30, 2, 9), (34, 37, 1, 11)),
+    "bussola": ((24, 30, 0, 4), (33, 38, 2, 10)),
+    "scaffale": ((29, 32, 0, 5), (33, 38, 0, 9)),
+    "rifugio": ((19, 20, 2, 8), (32, 33, 2, 13)),
+    "prestito": ((12, 21, 1, 11), (28, 37, 2, 15)),
+    "palco": ((22, 25, 1, 4), (30, 32, 1, 8)),
+    "fermento": ((26, 26, 0, 4), (36, 39, 0, 5)),
+    "molo": ((24, 27, 1, 11), (35, 38, 2, 13)),
+    "forno": ((24, 26, 0, 10), (32, 34, 0, 13)),
+    "coro": ((23, 26, 0, 5), (32, 37, 1, 6)),
+    "serra": ((27, 29, 1, 6), (36, 38, 1, 10)),
+    "ciclo": ((22, 25, 2, 3), (34, 35, 2, 4)),
+    "lana": ((24, 26, 0, 9), (30, 32, 0, 9)),
+    "studio": ((26, 27, 0, 3), (34, 38, 0, 5)),
+    "campo": ((24, 27, 0, 11), (31, 33, 1, 13)),
+    "argine": ((24, 25, 0, 6), (34, 35, 0, 9)),
+    "bottega": ((27, 28, 0, 4), (36, 39, 1, 6)),
+    "sentiero": ((26, 27, 0, 6), (34, 35, 2, 9)),
+    "mensa": ((20, 23, 0, 10), (28, 33, 0, 14)),
 }
-"""The sets written by strangers to recall (each folder's README says how, and which were
-read; benchmarks/README.md, issue 26's fourth to seventh passes, has their history): folder,
-then the hit@1, recall@3, off-topic and in-project false injections measured at the end of
+"""The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
+and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
+history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
 the seventh pass, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 
-@pytest.mark.parametrize("name", STRANGERS)
+@pytest.mark.parametrize("name", FLOORS)
 def test_the_sets_written_by_strangers_do_not_regress(name: str) -> None:
-    folder, plain, keyed = STRANGERS[name]
+    folder = {n: f for n, f, _ in sets.STRANGERS}[name]
+    plain, keyed = FLOORS[name]
     cases = HERE / folder / "cases.json"
     assert_realuse_floors(summary(cases), *plain)
     assert_realuse_floors(summary(cases, override=HERE / f"{folder}-keyed"), *keyed)

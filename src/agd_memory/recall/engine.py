@@ -206,9 +206,7 @@ def _recall(prompt: str, files: Sequence[MemorySource], settings: Settings) -> R
     index = front.index if reason is None else None
     if index is None:
         return RecallResult(skipped=reason, words=front.words)
-    words = front.concepts(index, front.words)
-    built = front.prompt(words)
-    matches = [m for m in scored(index, built) if m.doc.memory]
+    words, built, matches = _entries_matching(front, index)
     if not matches:
         return ranked_within_budget(matches, settings, words)
     task = policy.asks_for_work(prompt)  # once: it reads every clause of the prompt
@@ -243,8 +241,8 @@ def near_misses(
     index = front.index if gate(prompt or "", front, gates_of(settings)) is None else None
     if index is None:
         return []
-    words = front.concepts(index, front.words)
-    matches = sorted((m for m in scored(index, front.prompt(words)) if m.doc.memory), key=policy.sort_key)
+    words, _, matches = _entries_matching(front, index)
+    matches.sort(key=policy.sort_key)
     surprise = {w: index.surprise(w) for w in set(words)}
     units, scale = written_words(prompt, front, index), need_scale(prompt)
     task = policy.asks_for_work(prompt)
@@ -255,6 +253,14 @@ def near_misses(
             need = max(need, TASK_FACT_SHARE)
         out.append(NearMiss(m.doc.entry, share_of(m, surprise), need))
     return out
+
+
+def _entries_matching(front: Front, index: Index) -> tuple[list[str], Prompt, list[Match]]:
+    """The prompt's words (with their concepts), the query they make, and the memory
+    entries it scores (not headings or meta)."""
+    words = front.concepts(index, front.words)
+    built = front.prompt(words)
+    return words, built, [m for m in scored(index, built) if m.doc.memory]
 
 
 def need_scale(prompt: str) -> float:
