@@ -65,6 +65,10 @@ STRANGERS = (
     ("bottega", "realuse-blind33", False),
     ("sentiero", "realuse-blind34", False),
     ("mensa", "realuse-blind35", False),
+    ("ponte", "realuse-blind36", False),
+    ("pozzo", "realuse-blind37", False),
+    ("nave", "realuse-blind38", False),
+    ("officina", "realuse-blind39", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
