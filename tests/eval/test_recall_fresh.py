@@ -38,19 +38,20 @@ def test_fresh_cases_cover_languages_tags_and_negatives() -> None:
 
 def test_fresh_does_not_regress_and_beats_the_reference() -> None:
     s = summary(DEFAULT)
-    # measured 51/94, 60/94, 3/64 since the share a block needs follows the prompt's
-    # reference to the past (benchmarks/README.md, issue 26's seventh pass, has the numbers before it)
-    assert_floors(s, 51, 60, 3)
+    # measured 48/94, 57/94, 3/64 since a rule a request for work names by one word of its
+    # own needs half of it (51/94, 60/94 before: `add a reminder_sent_at column ...` lost the
+    # rule on migrations; benchmarks/README.md, issue 26's eighth pass)
+    assert_floors(s, 48, 57, 3)
     pos = s["positives"]
     ref = summary(REFERENCE, "AGD_RECALL_LANGS=en,it")["positives"]  # 30/94, 35/94, 17/64
     assert pos["hit1"] > ref["hit1"] and pos["recall3"] > ref["recall3"]
 
 
 def test_fresh_with_keys() -> None:
-    # measured 60/94, 66/94, 4/64 since the share a block needs follows the prompt's
-    # reference to the past: more hits than the plain memories, and one more false injection
-    # (benchmarks/README.md, issue 26's seventh pass, has the numbers before it)
-    assert_floors(summary(DEFAULT, override=KEYED), 60, 66, 4)
+    # measured 58/94, 64/94, 4/64 since a rule a request for work names by one word of its
+    # own needs half of it (60/94, 66/94 before): more hits than the plain memories, and one
+    # more false injection (benchmarks/README.md, issue 26's eighth pass)
+    assert_floors(summary(DEFAULT, override=KEYED), 58, 64, 4)
 
 
 @pytest.mark.parametrize("name", ["es-datos", "en-saas", "global"])

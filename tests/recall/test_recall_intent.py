@@ -135,3 +135,34 @@ def test_a_request_for_work_gets_a_fact_only_when_it_names_it(make_settings) -> 
     # a question with the same words is not a task: the share rule alone judges it
     question = "why does the progress output print plain lines when piped?"
     assert ids(question, FACTS, settings)[:1] == ["progress-output"]
+
+
+MONEY = [
+    entry(
+        "fb-money-decimal",
+        kind="x-feedback",
+        desc="money is Decimal end to end; never float for prices",
+        body="Since version 2 the API returns every amount as a string of a Decimal, so totals"
+        " round the same in the database and in the invoices.",
+    ),
+    entry(
+        "api-layout",
+        desc="the API: one FastAPI router per resource under api/routers",
+        body="Routers are mounted in api/main.py; the OpenAPI schema is published on each deploy.",
+    ),
+    *FILLER,
+]
+
+
+def test_a_request_for_work_gets_a_rule_when_it_names_it_in_the_rules_words(make_settings) -> None:
+    """task-rules: a rule of work whose body shares a few of the project's words with a task
+    (the API, returns, version) is not about it; named by two words of its desc it is, and
+    a rule the task names by a word no other block has (`backfill`) needs no more."""
+    settings = make_settings()
+    task = "add a health endpoint to the API that returns the app version and the database status"
+    assert "fb-money-decimal" not in ids(task, MONEY, settings)
+    assert ids(task, MONEY, settings, DEFAULT - {"task-facts"})[:1] == ["fb-money-decimal"]
+    named = "add a discount to the invoice lines and round the prices of the totals"
+    assert ids(named, MONEY, settings)[:1] == ["fb-money-decimal"]
+    backfill = "lancia pure il backfill delle appointments sul server di produzione, facciamo prima"
+    assert ids(backfill, RULES, settings)[:1] == ["fb-safe-migrations"]

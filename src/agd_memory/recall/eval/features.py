@@ -24,7 +24,7 @@ FEATURES: dict[str, str] = {
     "body-coverage": "a block whose body alone accounts for most of the prompt needs no anchor",
     "evidence": "a block whose body matches several distinct prompt words (enough of its IDF mass) needs no anchor",
     "parts": "a block may account for one clause of a prompt of several (a multi-part question) instead of the whole prompt",
-    "task-facts": "for a request for work (add ..., how do I ...), a block other than a rule of work (feedback) must account for 60% of the prompt",
+    "task-facts": "for a request for work (add ..., how do I ...), a block other than a rule of work (feedback) must account for 60% of the prompt, and a rule it names by at most one word of the rule's id, desc or keys (none the rule's alone) for 50%",
     "request-verbs": "request verbs and politeness words are stopwords (make, use, please, ...)",
     "all-langs": "with no language configured, each prompt uses the built-in lists of the languages it is written in",
     "concepts": "built-in cross-language word groups (invoice = fattura = factura = Rechnung ...)",

@@ -69,6 +69,10 @@ STRANGERS = (
     ("pozzo", "realuse-blind37", False),
     ("nave", "realuse-blind38", False),
     ("officina", "realuse-blind39", False),
+    ("stalla", "realuse-blind40", False),
+    ("museo", "realuse-blind41", False),
+    ("condominio", "realuse-blind42", False),
+    ("volo", "realuse-blind43", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
