@@ -62,6 +62,33 @@ def test_a_question_about_the_users_family_gets_nothing(make_settings) -> None:
     assert ids(prompt, BLOCKS, settings, DEFAULT - {"personal"}) == ["push-setup"]
 
 
+SESSIONS = [
+    entry(
+        "bug-portal-logout",
+        desc="portal logged users out on iPhone: Safari dropped the session cookie",
+        body="The session cookie lacked SameSite=None; Safari on iPhone expired the session"
+        " after each app switch. Fixed in the portal's cookie settings.",
+    ),
+    *FILLER,
+]
+
+
+def test_a_question_about_the_users_own_bank_or_car_gets_nothing(make_settings) -> None:
+    """personal: the user's bank, car, house or gym are private life, as family is; a
+    prompt about them is not about the project even when it shares its words (`session
+    expired`, `iPhone`). `my home directory` is a developer's, and stays a prompt."""
+    settings = make_settings()
+    for prompt in (
+        "my bank app logged me out and my iPhone says the session expired, was I hacked?",
+        "la mia banca mi ha scollegato dall'app sull'iPhone, sessione scaduta: è normale?",
+    ):
+        r = recall(prompt, [ListFile(SESSIONS)], settings)
+        assert r.skipped == "personal_life" and not r.chosen, prompt
+        assert ids(prompt, SESSIONS, settings, DEFAULT - {"personal"}) == ["bug-portal-logout"]
+    work = "why does the portal log me out on my iPhone when the session cookie is in my home dir?"
+    assert recall(work, [ListFile(SESSIONS)], settings).skipped is None
+
+
 RULES = [
     entry(
         "sms-reminders",

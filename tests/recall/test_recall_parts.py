@@ -48,7 +48,7 @@ def test_clauses_split_a_prompt_where_its_questions_meet() -> None:
 def test_a_block_answering_one_part_of_a_long_prompt_is_recalled(make_settings) -> None:
     settings = make_settings()
     prompt = (
-        "three things before the meeting: the website copy for the pricing page, the"
+        "three things for the meeting: the website copy for the pricing page, the"
         " onboarding emails for new signups, and the Backblaze multipart checksum failures"
     )
     assert ids(prompt, PROJECT, settings)[:1] == ["bug-etag"]

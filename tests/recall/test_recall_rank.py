@@ -11,7 +11,7 @@ from agd_memory.recall import engine, policy
 from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT
 
-BOTH = "two things: the B2 multipart checksum failures, and did the daemon deadlock come back?"
+BOTH = "two things: the B2 multipart checksum failures, and is the daemon deadlock back?"
 
 
 def test_a_block_the_prompt_names_joins_the_block_that_answers_it(make_settings) -> None:

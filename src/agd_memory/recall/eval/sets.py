@@ -73,6 +73,10 @@ STRANGERS = (
     ("museo", "realuse-blind41", False),
     ("condominio", "realuse-blind42", False),
     ("volo", "realuse-blind43", False),
+    ("frantoio", "realuse-blind44", False),
+    ("palestra", "realuse-blind45", False),
+    ("radio", "realuse-blind46", False),
+    ("porto", "realuse-blind47", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
