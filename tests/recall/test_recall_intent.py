@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recall_helpers import FILLER, ListFile, entry, ids
 
-from agd_memory.recall import recall
+from agd_memory.recall import policy, recall
 from agd_memory.recall.eval import variants
 from agd_memory.recall.eval.features import DEFAULT
 
@@ -193,3 +193,28 @@ def test_a_request_for_work_gets_a_rule_when_it_names_it_in_the_rules_words(make
     assert ids(named, MONEY, settings)[:1] == ["fb-money-decimal"]
     backfill = "lancia pure il backfill delle appointments sul server di produzione, facciamo prima"
     assert ids(backfill, RULES, settings)[:1] == ["fb-safe-migrations"]
+
+
+INVOICES = [
+    entry(
+        "invoice-numbering",
+        desc="invoice numbers: one sequence per year, no gaps, assigned at issue",
+        body="Numbers come from a row-locked counter per year; a cancelled invoice keeps its"
+        " number and gets a credit note.",
+    ),
+    *FILLER,
+]
+
+
+def test_our_alone_does_not_make_a_how_to_a_question_about_the_past(make_settings) -> None:
+    """cue-own: `our` says the prompt is about the project, not that it asks for its past:
+    `our invoice numbers page ..., how do I add pagination` is a request for work, and a
+    fact that shares its words stays out; a question about the past still gets it."""
+    settings = make_settings()
+    how_to = "our invoice numbers page loads slowly, how do I add pagination by year?"
+    assert policy.cue_of(how_to) == "own" and policy.asks_for_work(how_to)
+    assert ids(how_to, INVOICES, settings) == []
+    assert ids(how_to, INVOICES, settings, DEFAULT - {"task-facts"}) == ["invoice-numbering"]
+    past = "how did we number the invoices last year, and can a number have gaps?"
+    assert policy.cue_of(past) == "past" and not policy.asks_for_work(past)
+    assert ids(past, INVOICES, settings)[:1] == ["invoice-numbering"]

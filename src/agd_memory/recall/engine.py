@@ -74,14 +74,17 @@ injections 33 -> 23, no answer lost there); a short request that names a rule in
 keeps it by its share (benchmarks/README.md, issue 26's eighth pass)."""
 CUE_NEED = 0.7
 PLAIN_NEED = 1.2
-"""cue: a prompt that refers to the team's own past (`policy.recalls_own_past`: `what did
-we decide`, `l'ultima volta`) asks for what a memory holds, and a block needs CUE_NEED of
-the usual share; cue-strict: any other prompt (a task, a how-to) shares the project's words
+OWN_NEED = 1.0
+"""cue: a prompt that refers to the team's own past (`policy.cue_of`: `what did we decide`,
+`l'ultima volta`) asks for what a memory holds, and a block needs CUE_NEED of the usual
+share; cue-own: one that only speaks of the team's own (`our deploy`, `we need`) is about
+the project, not always its past, and a block needs OWN_NEED of it; cue-strict: any other prompt (a task, a how-to) shares the project's words
 with many blocks, and a block needs PLAIN_NEED of it, never more than COVERAGE_MIN_SINGLE.
 Chosen among four candidates on four sets run once to decide it: in-project false
 injections 98 -> 75, hit@1 and recall@3 one and two higher; the words of time (before,
 ieri, ...) joined the cue words on four more (benchmarks/README.md, issue 26's seventh
-pass); CUE_NEED 0.7 instead of 0.8 on four more again (issue 26's eighth pass)."""
+pass); CUE_NEED 0.7 instead of 0.8, and OWN_NEED (1.0 against 0.9 and the cue's 0.7), each
+on four more again (issue 26's eighth pass)."""
 COMPANION_SHARE = 0.15
 COMPANION_TOKENS = 400
 """companions: once a block passes every gate, the blocks the prompt names (an anchor
@@ -270,8 +273,9 @@ def _entries_matching(front: Front, index: Index) -> tuple[list[str], Prompt, li
 
 
 def need_scale(prompt: str) -> float:
-    """cue: what the share a block needs is multiplied by for this prompt."""
-    return CUE_NEED if policy.recalls_own_past(prompt) else PLAIN_NEED
+    """cue, cue-own: what the share a block needs is multiplied by for this prompt."""
+    cue = policy.cue_of(prompt)
+    return CUE_NEED if cue == "past" else OWN_NEED if cue == "own" else PLAIN_NEED
 
 
 def task_need(m: Match, task: bool, units: Sequence[frozenset[str]], index: Index) -> float:

@@ -289,7 +289,7 @@ def asks_for_work(prompt: str) -> bool:
     parts = clauses(prompt[:400])
     if any(_opens_with_task_verb(clause) for clause in parts):
         return True
-    return any(_opens_with(fold(c).lstrip(), HOW_TO) for c in parts) and not recalls_own_past(prompt)
+    return any(_opens_with(fold(c).lstrip(), HOW_TO) for c in parts) and cue_of(prompt) != "past"
 
 
 HOW_TO = (
@@ -333,15 +333,20 @@ def clauses(prompt: str) -> list[str]:
     return [c for c in CLAUSE_BREAK.split(prompt) if c.strip()]
 
 
-_PAST_CUE = """we our us did was were last decided remind again
-    abbiamo nostro nostra nostri nostre ci eravamo avevamo era erano deciso ricordi ricordami
-    scorso scorsa volta
+_OWN_CUE = """we our us nostro nostra nostri nostre ci
+    nosotros nuestro nuestra nuestros nuestras nous notre nos
+    wir uns unser unsere unseren unserem unserer unseres nosso nossa nossos nossas"""
+OWN_CUE = frozenset(_OWN_CUE.split())
+"""cue-own: the words by which a prompt speaks of the team's own (`our deploy`, `we need a
+flag`): it is about the project, not always about its past (`our Caddy setup returns 404,
+how do I serve a static robots.txt?`). A weaker cue than PAST_CUE's other words (a fourth
+round of issue 26's eighth pass, benchmarks/README.md)."""
+_PAST_CUE = """did was were last decided remind again
+    abbiamo eravamo avevamo era erano deciso ricordi ricordami scorso scorsa volta
     before previous previously earlier already ago yesterday
     prima precedente precedenti gia ieri
-    nosotros nuestro nuestra nuestros nuestras pasado pasada nous notre nos dernier derniere
-    wir uns unser unsere unseren unserem unserer unseres letzte letzten letztem letzter letztes
-    nosso nossa nossos nossas passado passada"""
-PAST_CUE = frozenset(_PAST_CUE.split())
+    pasado pasada dernier derniere letzte letzten letztem letzter letztes passado passada"""
+PAST_CUE = frozenset(_PAST_CUE.split()) | OWN_CUE
 """cue: words by which a prompt refers to the team's own past (`what did we decide`,
 `l'ultima volta`, `our deploy`, `the error from yesterday`): what a memory holds, more
 than a task's words do. The English and Italian words were measured (benchmarks/README.md,
@@ -355,6 +360,16 @@ _WORDS = re.compile(r"\w+")
 def recalls_own_past(prompt: str) -> bool:
     """cue: a word of the prompt is one of `PAST_CUE` (folded)."""
     return not PAST_CUE.isdisjoint(_WORDS.findall(fold(prompt)))
+
+
+def cue_of(prompt: str) -> str | None:
+    """cue, cue-own: "past" when a word of the prompt refers to the team's past (`did`,
+    `last`, `ieri`), "own" when its only cue words speak of the team's own (`our`, `we`),
+    None without either."""
+    words = set(_WORDS.findall(fold(prompt)))
+    if PAST_CUE.isdisjoint(words):
+        return None
+    return "own" if words & PAST_CUE <= OWN_CUE else "past"
 
 
 WHERE_QUESTION = re.compile(r"\b(?:where|dove|d[oó]nde|où|wo|onde)\b", re.IGNORECASE)

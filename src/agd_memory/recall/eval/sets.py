@@ -77,6 +77,10 @@ STRANGERS = (
     ("palestra", "realuse-blind45", False),
     ("radio", "realuse-blind46", False),
     ("porto", "realuse-blind47", False),
+    ("tipografia", "realuse-blind48", False),
+    ("cinema", "realuse-blind49", False),
+    ("farmacia", "realuse-blind50", False),
+    ("autobus", "realuse-blind51", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was

@@ -188,8 +188,9 @@ def _flat_need(distinct: int) -> float:
 
 
 def _need_scale(prompt: str, feats: frozenset[str]) -> float:
-    if policy.recalls_own_past(prompt):
-        return engine.CUE_NEED if "cue" in feats else 1.0
+    cue = policy.cue_of(prompt)
+    if cue is not None:
+        return (engine.CUE_NEED if cue == "past" else engine.OWN_NEED) if "cue" in feats else 1.0
     return engine.PLAIN_NEED if "cue-strict" in feats else 1.0
 
 
