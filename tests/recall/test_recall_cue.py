@@ -66,14 +66,15 @@ def test_the_cue_words() -> None:
         "¿qué decidimos sobre nuestro despliegue?",
         "wie haben wir das letzte Mal den Cache geleert?",
     ]:
-        assert policy.recalls_own_past(prompt), prompt
+        own = prompt in ("how does our deploy work", "il nostro script di rilascio")
+        assert policy.cue_of(prompt) == ("own" if own else "past"), prompt
     for prompt in [
         "add a --json flag to the export command",
         "aggiungi un pulsante per stampare la scheda",
         "the usb reader drops a digit",
         "rename this variable",
     ]:
-        assert not policy.recalls_own_past(prompt), prompt
+        assert policy.cue_of(prompt) is None, prompt
 
 
 KIOSK = entry(
