@@ -78,8 +78,9 @@ OWN_NEED = 1.0
 """cue: a prompt that refers to the team's own past (`policy.cue_of`: `what did we decide`,
 `l'ultima volta`) asks for what a memory holds, and a block needs CUE_NEED of the usual
 share; cue-own: one that only speaks of the team's own (`our deploy`, `we need`) is about
-the project, not always its past, and a block needs OWN_NEED of it; cue-strict: any other prompt (a task, a how-to) shares the project's words
-with many blocks, and a block needs PLAIN_NEED of it, never more than COVERAGE_MIN_SINGLE.
+the project, not always its past, and a block needs OWN_NEED of it; cue-strict: any other
+prompt (a task, a how-to) shares the project's words with many blocks, and a block needs
+PLAIN_NEED of it, never more than COVERAGE_MIN_SINGLE.
 Chosen among four candidates on four sets run once to decide it: in-project false
 injections 98 -> 75, hit@1 and recall@3 one and two higher; the words of time (before,
 ieri, ...) joined the cue words on four more (benchmarks/README.md, issue 26's seventh
@@ -259,7 +260,8 @@ def near_misses(
     task = policy.asks_for_work(prompt)
     out = []
     for m in matches[:limit]:
-        need = max(needed_share(evidence(m.covered, units), scale), task_need(m, task, units, index))
+        need = needed_share(evidence(m.covered, units), scale)
+        need = max(need, task_need(m, task, units, index))
         out.append(NearMiss(m.doc.entry, share_of(m, surprise), need))
     return out
 
@@ -352,8 +354,8 @@ def covering(
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work), blocks other than
-    rules of work need TASK_FACT_SHARE of the whole prompt, and rules it names by one word of
-    their own or none TASK_RULE_SHARE (`task_need`). `need_of` (the share a block
+    rules of work need TASK_FACT_SHARE of the whole prompt, and rules it names by at most
+    one of their own words TASK_RULE_SHARE (`task_need`). `need_of` (the share a block
     needs, given the prompt words it matches) and `anchor_rules` (a share that anchors a
     block) are the measured rules unless the evaluation passes others. With `weigh`
     (share-rank), each block carries its share of the whole prompt, which it ranks by.
