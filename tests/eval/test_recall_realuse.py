@@ -112,63 +112,67 @@ def test_realuse_keyed_does_not_regress() -> None:
 
 
 FLOORS = {
-    "tratta": ((26, 28, 0, 23), (32, 37, 0, 24)),
-    "adria": ((28, 29, 0, 14), (30, 32, 0, 17)),
-    "zampa": ((26, 28, 1, 17), (32, 38, 1, 18)),
+    "tratta": ((27, 29, 0, 25), (32, 37, 0, 27)),
+    "adria": ((28, 29, 0, 15), (31, 33, 0, 17)),
+    "zampa": ((26, 28, 1, 17), (32, 38, 1, 19)),
     "cantina": ((21, 25, 1, 7), (28, 30, 1, 11)),
-    "fleetcare": ((31, 33, 0, 11), (36, 38, 0, 19)),
+    "fleetcare": ((31, 33, 0, 12), (36, 38, 0, 20)),
     "pista": ((26, 28, 0, 3), (31, 34, 0, 7)),
-    "mercato": ((21, 27, 1, 6), (28, 31, 1, 10)),
-    "aule": ((19, 24, 0, 11), (23, 28, 1, 11)),
+    "mercato": ((22, 27, 1, 6), (28, 31, 1, 10)),
+    "aule": ((19, 24, 0, 12), (23, 28, 1, 11)),
     "cantiere": ((22, 26, 1, 9), (31, 36, 2, 15)),
-    "referti": ((23, 25, 0, 10), (29, 31, 0, 9)),
+    "referti": ((23, 25, 0, 11), (29, 31, 0, 10)),
     "varco": ((23, 28, 0, 6), (32, 36, 0, 8)),
-    "telaio": ((26, 29, 2, 12), (32, 37, 2, 13)),
+    "telaio": ((27, 30, 2, 12), (32, 37, 2, 13)),
     "faro": ((23, 26, 0, 4), (31, 31, 0, 11)),
     "orto": ((25, 26, 0, 12), (31, 32, 0, 11)),
     "bilancio": ((27, 28, 0, 14), (29, 35, 0, 16)),
-    "rete": ((28, 31, 1, 4), (33, 36, 1, 9)),
+    "rete": ((30, 32, 1, 4), (33, 36, 1, 9)),
     "vigna": ((26, 29, 0, 6), (34, 38, 0, 10)),
     "sirena": ((27, 29, 2, 5), (35, 37, 1, 6)),
     "bussola": ((24, 29, 0, 4), (33, 37, 2, 8)),
-    "scaffale": ((28, 31, 0, 5), (33, 38, 0, 9)),
-    "rifugio": ((19, 21, 2, 4), (32, 34, 2, 9)),
-    "prestito": ((12, 21, 0, 6), (28, 35, 1, 10)),
+    "scaffale": ((28, 31, 0, 5), (33, 38, 0, 10)),
+    "rifugio": ((20, 21, 2, 4), (33, 34, 2, 9)),
+    "prestito": ((13, 21, 0, 6), (29, 35, 1, 10)),
     "palco": ((22, 25, 1, 1), (30, 32, 1, 6)),
-    "fermento": ((25, 25, 0, 3), (35, 38, 0, 4)),
+    "fermento": ((26, 26, 0, 3), (35, 38, 0, 4)),
     "molo": ((23, 26, 1, 7), (34, 37, 2, 9)),
     "forno": ((24, 26, 0, 8), (32, 33, 0, 11)),
     "coro": ((23, 25, 0, 2), (32, 37, 0, 5)),
     "serra": ((27, 29, 1, 5), (36, 38, 1, 9)),
-    "ciclo": ((19, 22, 1, 1), (34, 35, 1, 3)),
+    "ciclo": ((19, 23, 1, 1), (34, 36, 1, 3)),
     "lana": ((22, 23, 0, 5), (30, 31, 0, 8)),
     "studio": ((25, 26, 0, 3), (34, 38, 0, 5)),
     "campo": ((23, 27, 0, 9), (31, 33, 1, 9)),
-    "argine": ((24, 25, 0, 4), (34, 35, 0, 6)),
-    "bottega": ((26, 27, 0, 4), (37, 40, 1, 6)),
-    "sentiero": ((26, 27, 0, 6), (34, 35, 2, 9)),
-    "mensa": ((20, 23, 0, 7), (27, 32, 0, 13)),
-    "ponte": ((25, 29, 1, 7), (28, 31, 1, 8)),
+    "argine": ((25, 26, 0, 4), (34, 35, 0, 6)),
+    "bottega": ((26, 27, 0, 4), (36, 40, 1, 6)),
+    "sentiero": ((26, 28, 0, 6), (34, 35, 2, 9)),
+    "mensa": ((21, 23, 0, 7), (28, 33, 0, 13)),
+    "ponte": ((27, 30, 1, 7), (30, 32, 1, 8)),
     "pozzo": ((22, 25, 0, 8), (30, 35, 0, 12)),
-    "nave": ((26, 28, 0, 4), (31, 33, 1, 5)),
+    "nave": ((26, 29, 0, 4), (31, 33, 1, 5)),
     "officina": ((28, 30, 1, 1), (37, 41, 1, 3)),
     "stalla": ((26, 28, 0, 2), (33, 34, 0, 6)),
-    "museo": ((18, 18, 0, 0), (25, 29, 1, 1)),
+    "museo": ((18, 18, 0, 0), (25, 30, 1, 1)),
     "condominio": ((25, 29, 0, 4), (30, 37, 0, 6)),
     "volo": ((23, 26, 0, 1), (33, 38, 0, 3)),
     "frantoio": ((28, 29, 0, 3), (34, 37, 0, 3)),
-    "palestra": ((20, 21, 1, 9), (31, 32, 1, 15)),
+    "palestra": ((20, 21, 1, 9), (31, 32, 1, 16)),
     "radio": ((29, 30, 0, 9), (31, 34, 1, 12)),
     "porto": ((25, 28, 0, 4), (33, 37, 1, 8)),
     "tipografia": ((18, 23, 0, 6), (27, 34, 1, 6)),
     "cinema": ((29, 31, 0, 2), (34, 38, 0, 3)),
     "farmacia": ((23, 24, 1, 6), (30, 33, 0, 9)),
-    "autobus": ((21, 25, 0, 3), (32, 37, 1, 5)),
+    "autobus": ((22, 26, 0, 3), (33, 38, 1, 5)),
+    "vivaio": ((26, 27, 0, 3), (31, 33, 0, 5)),
+    "lavanderia": ((23, 27, 0, 3), (30, 35, 0, 4)),
+    "biblio": ((26, 26, 1, 5), (28, 32, 1, 4)),
+    "rifiuti": ((27, 27, 0, 4), (31, 33, 1, 8)),
 }
 """The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
 and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
 history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
-the eighth pass's fourth round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
+the eighth pass's fifth round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 
@@ -201,26 +205,23 @@ BEHIND_ON_RECALL = {
     "recall@3 21/44 against the earlier plugin's 23/44 (with 6 false injections against 38; with keys ours is "
     "34/44) (benchmarks/README.md)",
     "real use, fermento": "fermento (tests/eval/realuse-blind23, written by a stranger, run once to decide a change): "
-    "recall@3 25/44 against the earlier plugin's 26/44 (with 3 false injections against 30; with keys ours is "
+    "recall@3 26/44, the same as the earlier plugin's (with 3 false injections against 30; with keys ours is "
     "38/44) (benchmarks/README.md)",
-    "real use, argine": "argine (tests/eval/realuse-blind32, written by a stranger, run once to decide a change): "
-    "recall@3 25/44, the same as the earlier plugin's (with 4 false injections against 37; with keys ours is "
-    "35/44) (benchmarks/README.md)",
-    "real use, sentiero": "sentiero (tests/eval/realuse-blind34, written by a stranger, run once to decide a change): "
-    "recall@3 27/44, the same as the earlier plugin's (with 6 false injections against 33; with keys ours is "
-    "35/44) (benchmarks/README.md)",
     "real use, pozzo": "pozzo (tests/eval/realuse-blind37, written by a stranger, run once to decide a change): "
     "recall@3 25/44 against the earlier plugin's 27/44 (with 8 false injections against 38; with keys ours is "
     "35/44) (benchmarks/README.md)",
     "real use, museo": "museo (tests/eval/realuse-blind41, written by a stranger, run once to decide a change): "
     "recall@3 18/44 against the earlier plugin's 20/44 (with 0 false injections against 28; with keys ours is "
-    "29/44) (benchmarks/README.md)",
+    "30/44) (benchmarks/README.md)",
     "real use, porto": "porto (tests/eval/realuse-blind47, written by a stranger, run once to decide a change): "
     "recall@3 28/44 against the earlier plugin's 31/44 (with 4 false injections against 41; with keys ours is "
     "37/44) (benchmarks/README.md)",
     "real use, autobus": "autobus (tests/eval/realuse-blind51, written by a stranger, run once to decide a change): "
-    "recall@3 25/44 against the earlier plugin's 27/44 (with 3 false injections against 38; with keys ours is "
-    "37/44) (benchmarks/README.md)",
+    "recall@3 26/44 against the earlier plugin's 27/44 (with 3 false injections against 38; with keys ours is "
+    "38/44) (benchmarks/README.md)",
+    "real use, lavanderia": "lavanderia (tests/eval/realuse-blind53, written by a stranger, run once to decide a change): "
+    "recall@3 27/44 against the earlier plugin's 30/44 (with 3 false injections against 33; with keys ours is "
+    "35/44) (benchmarks/README.md)",
 }
 """Sets where ours is behind the earlier plugin on recall@3, each with its numbers."""
 

@@ -28,8 +28,8 @@ def test_companions_never_start_an_injection(make_settings) -> None:
     injection."""
     settings = make_settings()
     prompt = (
-        "did the daemon deadlock come back while I was on holiday repainting the kitchen"
-        " and fixing the garden fence?"
+        "while repainting the kitchen and fixing the garden fence I kept thinking of that"
+        " daemon deadlock"
     )
     result = variants.recall(prompt, [ListFile(PROJECT)], settings, DEFAULT)
     assert result.skipped == policy.NO_MATCH

@@ -47,7 +47,7 @@ FEATURES: dict[str, str] = {
     "exact-budget": "the budget is measured on the text actually injected",
     "share-rank": "blocks rank by their score times their share of the prompt's information (how much of it they account for)",
     "units": "distinct prompt words are counted as the user wrote them: `packages/shared` or `iPhone` is one piece of evidence",
-    "cue": "a prompt that refers to the team's own past (did, last, abbiamo, ...) needs 0.7 of the coverage share, one whose only cue words are the team's own (we, our, ...) 1.0",
+    "cue": "a prompt that refers to the team's own past (did, last, abbiamo, ...) needs 0.6 of the coverage share, one whose only cue words are the team's own (we, our, ...) 1.0",
     "cue-strict": "a prompt that does not refer to the team's own past needs 1.2 of the coverage share (never more than a single word's)",
     "companions": "once a block passes every gate, blocks the prompt names holding 15% of it fill the places left, within 400 tokens",
 }

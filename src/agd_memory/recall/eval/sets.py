@@ -81,6 +81,10 @@ STRANGERS = (
     ("cinema", "realuse-blind49", False),
     ("farmacia", "realuse-blind50", False),
     ("autobus", "realuse-blind51", False),
+    ("vivaio", "realuse-blind52", False),
+    ("lavanderia", "realuse-blind53", False),
+    ("biblio", "realuse-blind54", False),
+    ("rifiuti", "realuse-blind55", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
