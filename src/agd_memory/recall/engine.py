@@ -274,10 +274,16 @@ def _entries_matching(front: Front, index: Index) -> tuple[list[str], Prompt, li
     return words, built, [m for m in scored(index, built) if m.doc.memory]
 
 
-def need_scale(prompt: str) -> float:
-    """cue, cue-own: what the share a block needs is multiplied by for this prompt."""
-    cue = policy.cue_of(prompt)
-    return CUE_NEED if cue == "past" else OWN_NEED if cue == "own" else PLAIN_NEED
+def need_scale(prompt: str, *, cue: bool = True, strict: bool = True) -> float:
+    """cue, cue-own, cue-strict: what the share a block needs is multiplied by for this
+    prompt; the evaluation turns `cue` (a prompt with cue words) or `strict` (one without)
+    off, to 1."""
+    kind = policy.cue_of(prompt)
+    if kind is None:
+        return PLAIN_NEED if strict else 1.0
+    if not cue:
+        return 1.0
+    return CUE_NEED if kind == "past" else OWN_NEED
 
 
 def task_need(m: Match, task: bool, units: Sequence[frozenset[str]], index: Index) -> float:

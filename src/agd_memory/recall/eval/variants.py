@@ -163,7 +163,7 @@ def recall(
             parts=parts,
             task="task-facts" in feats and policy.asks_for_work(prompt),
             units=engine.written_words(prompt, front, index) if "units" in feats else (),
-            scale=_need_scale(prompt, feats),
+            scale=engine.need_scale(prompt, cue="cue" in feats, strict="cue-strict" in feats),
             need_of=engine.coverage_need if "coverage-multi" in feats else _flat_need,
             anchor_rules=[rule for name, rule in rules.items() if name in feats],
             weigh="share-rank" in feats,
@@ -185,13 +185,6 @@ def recall(
 
 def _flat_need(distinct: int) -> float:
     return COVERAGE_MIN
-
-
-def _need_scale(prompt: str, feats: frozenset[str]) -> float:
-    cue = policy.cue_of(prompt)
-    if cue is not None:
-        return (engine.CUE_NEED if cue == "past" else engine.OWN_NEED) if "cue" in feats else 1.0
-    return engine.PLAIN_NEED if "cue-strict" in feats else 1.0
 
 
 def _reference_sizes(ranked: list[Match]) -> list[int]:
