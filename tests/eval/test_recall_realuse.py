@@ -79,10 +79,10 @@ def test_in_project_negatives_run_on_their_own_project_only() -> None:
 
 
 def test_realuse_does_not_regress() -> None:
-    # measured since a rule a request for work names by one word of its own needs half of it:
-    # dev 47/62, 50/62, FI off-topic 0/30, in-project 5/55; held-out 43/56, 48/56, 2/30, 8/55
-    # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 5), (HOLDOUT, 43, 48, 2, 8)):
+    # measured since a block matching a few words none of which names it needs a one-word share:
+    # dev 47/62, 50/62, FI off-topic 0/30, in-project 5/55; held-out 43/56, 48/56, 2/30, 7/55
+    # (benchmarks/README.md, issue 26's fifth to ninth passes, has the numbers before it)
+    for path, hit1, recall3, off, inside in ((DEV, 47, 50, 0, 5), (HOLDOUT, 43, 48, 2, 7)):
         assert_realuse_floors(summary(path), hit1, recall3, off, inside)
 
 
@@ -104,75 +104,80 @@ def test_keyed_copies_hold_the_same_entries_each_with_keys() -> None:
 
 def test_realuse_keyed_does_not_regress() -> None:
     # measured with each language's own keys, on every entry with fewer than 12 (after
-    # any it had), since the share a block needs follows the prompt's reference to the past:
-    # dev 54/62, 56/62, FI off-topic 1/30, in-project 13/55; held-out 46/56, 55/56, 5/30, 11/55
-    # (benchmarks/README.md, issue 26's fifth to eighth passes, has the numbers before it)
-    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 13), (HOLDOUT, 46, 55, 5, 11)):
+    # any it had), since a block matching a few words none of which names it needs a one-word
+    # share: dev 54/62, 56/62, FI off-topic 1/30, in-project 12/55; held-out 46/56, 54/56, 5/30,
+    # 10/55 (the held-out set lost one recall@3 to it, 55 before; benchmarks/README.md, issue
+    # 26's fifth to ninth passes, has the numbers before it)
+    for path, hit1, recall3, off, inside in ((DEV, 54, 56, 1, 12), (HOLDOUT, 46, 54, 5, 10)):
         assert_realuse_floors(summary(path, override=KEYED), hit1, recall3, off, inside)
 
 
 FLOORS = {
-    "tratta": ((27, 29, 0, 25), (32, 37, 0, 27)),
+    "tratta": ((27, 29, 0, 25), (32, 37, 0, 25)),
     "adria": ((28, 29, 0, 15), (31, 33, 0, 17)),
     "zampa": ((26, 28, 1, 17), (32, 38, 1, 19)),
     "cantina": ((21, 25, 1, 7), (28, 30, 1, 11)),
-    "fleetcare": ((31, 33, 0, 12), (36, 38, 0, 20)),
-    "pista": ((26, 28, 0, 3), (31, 34, 0, 7)),
-    "mercato": ((22, 27, 1, 6), (28, 31, 1, 10)),
-    "aule": ((19, 24, 0, 12), (23, 28, 1, 11)),
-    "cantiere": ((22, 26, 1, 9), (31, 36, 2, 15)),
+    "fleetcare": ((31, 33, 0, 11), (35, 37, 0, 19)),
+    "pista": ((26, 27, 0, 3), (31, 34, 0, 6)),
+    "mercato": ((22, 27, 1, 6), (28, 30, 1, 9)),
+    "aule": ((19, 24, 0, 11), (23, 29, 1, 11)),
+    "cantiere": ((22, 26, 1, 8), (31, 36, 1, 13)),
     "referti": ((23, 25, 0, 11), (29, 31, 0, 10)),
-    "varco": ((23, 28, 0, 6), (32, 36, 0, 8)),
+    "varco": ((23, 28, 0, 5), (32, 35, 0, 8)),
     "telaio": ((27, 30, 2, 12), (32, 37, 2, 13)),
-    "faro": ((23, 26, 0, 4), (31, 31, 0, 11)),
-    "orto": ((25, 26, 0, 12), (31, 32, 0, 11)),
-    "bilancio": ((27, 28, 0, 14), (29, 35, 0, 16)),
-    "rete": ((30, 32, 1, 4), (33, 36, 1, 9)),
-    "vigna": ((26, 29, 0, 6), (34, 38, 0, 10)),
-    "sirena": ((27, 29, 2, 5), (35, 37, 1, 6)),
-    "bussola": ((24, 29, 0, 4), (33, 37, 2, 8)),
-    "scaffale": ((28, 31, 0, 5), (33, 38, 0, 10)),
-    "rifugio": ((20, 21, 2, 4), (33, 34, 2, 9)),
-    "prestito": ((13, 21, 0, 6), (29, 35, 1, 10)),
-    "palco": ((22, 25, 1, 1), (30, 32, 1, 6)),
+    "faro": ((23, 26, 0, 4), (31, 31, 0, 10)),
+    "orto": ((25, 26, 0, 10), (31, 32, 0, 10)),
+    "bilancio": ((27, 28, 0, 13), (28, 35, 0, 14)),
+    "rete": ((30, 32, 0, 3), (33, 36, 1, 9)),
+    "vigna": ((26, 29, 0, 6), (34, 38, 0, 9)),
+    "sirena": ((26, 28, 2, 5), (35, 36, 1, 5)),
+    "bussola": ((24, 29, 0, 3), (33, 37, 2, 6)),
+    "scaffale": ((28, 31, 0, 5), (33, 37, 0, 9)),
+    "rifugio": ((20, 21, 1, 4), (32, 34, 1, 9)),
+    "prestito": ((13, 21, 0, 4), (29, 34, 1, 8)),
+    "palco": ((22, 24, 1, 1), (30, 32, 1, 4)),
     "fermento": ((26, 26, 0, 3), (35, 38, 0, 4)),
-    "molo": ((23, 26, 1, 7), (34, 37, 2, 9)),
-    "forno": ((24, 26, 0, 8), (32, 33, 0, 11)),
-    "coro": ((23, 25, 0, 2), (32, 37, 0, 5)),
-    "serra": ((27, 29, 1, 5), (36, 38, 1, 9)),
-    "ciclo": ((19, 23, 1, 1), (34, 36, 1, 3)),
-    "lana": ((22, 23, 0, 5), (30, 31, 0, 8)),
-    "studio": ((25, 26, 0, 3), (34, 38, 0, 5)),
-    "campo": ((23, 27, 0, 9), (31, 33, 1, 9)),
-    "argine": ((25, 26, 0, 4), (34, 35, 0, 6)),
-    "bottega": ((26, 27, 0, 4), (36, 40, 1, 6)),
+    "molo": ((22, 25, 1, 7), (33, 36, 1, 8)),
+    "forno": ((24, 26, 0, 7), (31, 33, 0, 10)),
+    "coro": ((23, 25, 0, 1), (32, 37, 0, 5)),
+    "serra": ((26, 29, 1, 4), (35, 38, 1, 9)),
+    "ciclo": ((19, 22, 1, 1), (33, 35, 1, 3)),
+    "lana": ((22, 23, 0, 5), (29, 30, 0, 8)),
+    "studio": ((25, 26, 0, 3), (34, 38, 0, 3)),
+    "campo": ((23, 27, 0, 8), (31, 33, 1, 8)),
+    "argine": ((25, 26, 0, 3), (34, 35, 0, 6)),
+    "bottega": ((26, 27, 0, 4), (35, 39, 0, 6)),
     "sentiero": ((26, 28, 0, 6), (34, 35, 2, 9)),
     "mensa": ((21, 23, 0, 7), (28, 33, 0, 13)),
-    "ponte": ((27, 30, 1, 7), (30, 32, 1, 8)),
-    "pozzo": ((22, 25, 0, 8), (30, 35, 0, 12)),
-    "nave": ((26, 29, 0, 4), (31, 33, 1, 5)),
-    "officina": ((28, 30, 1, 1), (37, 41, 1, 3)),
-    "stalla": ((26, 28, 0, 2), (33, 34, 0, 6)),
-    "museo": ((18, 18, 0, 0), (25, 30, 1, 1)),
+    "ponte": ((26, 29, 1, 5), (29, 31, 1, 6)),
+    "pozzo": ((22, 25, 0, 6), (30, 35, 0, 9)),
+    "nave": ((25, 28, 0, 4), (30, 33, 1, 5)),
+    "officina": ((28, 30, 1, 1), (37, 40, 1, 2)),
+    "stalla": ((26, 28, 0, 2), (32, 33, 0, 5)),
+    "museo": ((17, 17, 0, 0), (25, 30, 1, 1)),
     "condominio": ((25, 29, 0, 4), (30, 37, 0, 6)),
-    "volo": ((23, 26, 0, 1), (33, 38, 0, 3)),
+    "volo": ((23, 26, 0, 1), (33, 38, 0, 2)),
     "frantoio": ((28, 29, 0, 3), (34, 37, 0, 3)),
-    "palestra": ((20, 21, 1, 9), (31, 32, 1, 16)),
-    "radio": ((29, 30, 0, 9), (31, 34, 1, 12)),
-    "porto": ((25, 28, 0, 4), (33, 37, 1, 8)),
+    "palestra": ((20, 21, 1, 9), (30, 31, 1, 14)),
+    "radio": ((29, 30, 0, 8), (31, 34, 1, 11)),
+    "porto": ((25, 28, 0, 4), (33, 37, 1, 6)),
     "tipografia": ((18, 23, 0, 6), (27, 34, 1, 6)),
     "cinema": ((29, 31, 0, 2), (34, 38, 0, 3)),
-    "farmacia": ((23, 24, 1, 6), (30, 33, 0, 9)),
+    "farmacia": ((22, 23, 1, 5), (29, 32, 0, 8)),
     "autobus": ((22, 26, 0, 3), (33, 38, 1, 5)),
-    "vivaio": ((26, 27, 0, 3), (31, 33, 0, 5)),
+    "vivaio": ((26, 27, 0, 2), (31, 33, 0, 5)),
     "lavanderia": ((23, 27, 0, 3), (30, 35, 0, 4)),
-    "biblio": ((26, 26, 1, 5), (28, 32, 1, 4)),
-    "rifiuti": ((27, 27, 0, 4), (31, 33, 1, 8)),
+    "biblio": ((26, 26, 1, 5), (28, 32, 1, 3)),
+    "rifiuti": ((27, 27, 0, 3), (31, 33, 1, 8)),
+    "canile": ((25, 30, 2, 6), (29, 34, 3, 6)),
+    "funivia": ((28, 32, 0, 3), (33, 37, 0, 6)),
+    "acquedotto": ((18, 24, 0, 3), (24, 30, 0, 3)),
+    "autoscuola": ((24, 27, 0, 7), (32, 37, 1, 7)),
 }
 """The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
 and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
 history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
-the eighth pass's fifth round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
+the ninth pass's first round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 
@@ -193,25 +198,25 @@ def comparison() -> dict[str, dict]:
 
 BEHIND_ON_RECALL = {
     "real use, pista": "pista (tests/eval/realuse-blind5, written by a stranger, run blind): "
-    "recall@3 28/44 against the earlier plugin's 29/44 (with 3 false injections against 37; with keys ours is "
+    "recall@3 27/44 against the earlier plugin's 29/44 (with 3 false injections against 37; with keys ours is "
     "34/44) (benchmarks/README.md)",
     "real use, cantiere": "cantiere (tests/eval/realuse-blind8, written by a stranger, run once to decide a change): "
-    "recall@3 26/44 against the earlier plugin's 27/44 (with 10 false injections against 41; with keys ours is "
+    "recall@3 26/44 against the earlier plugin's 27/44 (with 9 false injections against 41; with keys ours is "
     "36/44) (benchmarks/README.md)",
     "real use, faro": "faro (tests/eval/realuse-blind12, written by a stranger, run once to decide a change): "
     "recall@3 26/44, the same as the earlier plugin's (with 4 false injections against 39; with keys ours is "
     "31/44) (benchmarks/README.md)",
     "real use, rifugio": "rifugio (tests/eval/realuse-blind20, written by a stranger, run once to decide a change): "
-    "recall@3 21/44 against the earlier plugin's 23/44 (with 6 false injections against 38; with keys ours is "
+    "recall@3 21/44 against the earlier plugin's 23/44 (with 5 false injections against 38; with keys ours is "
     "34/44) (benchmarks/README.md)",
     "real use, fermento": "fermento (tests/eval/realuse-blind23, written by a stranger, run once to decide a change): "
     "recall@3 26/44, the same as the earlier plugin's (with 3 false injections against 30; with keys ours is "
     "38/44) (benchmarks/README.md)",
     "real use, pozzo": "pozzo (tests/eval/realuse-blind37, written by a stranger, run once to decide a change): "
-    "recall@3 25/44 against the earlier plugin's 27/44 (with 8 false injections against 38; with keys ours is "
+    "recall@3 25/44 against the earlier plugin's 27/44 (with 6 false injections against 38; with keys ours is "
     "35/44) (benchmarks/README.md)",
     "real use, museo": "museo (tests/eval/realuse-blind41, written by a stranger, run once to decide a change): "
-    "recall@3 18/44 against the earlier plugin's 20/44 (with 0 false injections against 28; with keys ours is "
+    "recall@3 17/44 against the earlier plugin's 20/44 (with 0 false injections against 28; with keys ours is "
     "30/44) (benchmarks/README.md)",
     "real use, porto": "porto (tests/eval/realuse-blind47, written by a stranger, run once to decide a change): "
     "recall@3 28/44 against the earlier plugin's 31/44 (with 4 false injections against 41; with keys ours is "
@@ -243,8 +248,8 @@ def test_ours_is_ahead_of_the_earlier_plugin(name: str, request) -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="issue 26 targets not reached on the real-use held-out set (benchmarks/README.md): "
-    "hit@1 77%, recall@3 86%, false injections 7% off-topic and 15% in-project; keyed: "
-    "82%, 98%, 17% and 20% (recall@3 met, hit@1 and false injections not)",
+    "hit@1 77%, recall@3 86%, false injections 7% off-topic and 13% in-project; keyed: "
+    "82%, 96%, 17% and 18% (recall@3 met, hit@1 and false injections not)",
 )
 @pytest.mark.parametrize("keyed", [None, KEYED], ids=["plain", "keyed"])
 def test_issue_26_targets_on_the_realuse_holdout(keyed: Path | None) -> None:

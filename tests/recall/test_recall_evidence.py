@@ -116,3 +116,24 @@ def test_a_superseding_block_inherits_the_old_blocks_match(make_settings) -> Non
     assert "backup-restic" not in [str(c.entry.id) for c in without.chosen]
     # the old block itself is never injected
     assert "backup-dropbox" not in got
+
+
+K3S = entry(
+    "deploy-k3s",
+    desc="deploys run on k3s through Argo CD, one app per service",
+    body="Argo CD syncs the main branch to the staging cluster; production syncs from tags."
+    " Grafana has a dashboard per service with pod memory and restarts.",
+)
+
+
+def test_a_few_words_the_block_only_mentions_need_a_one_word_share(make_settings) -> None:
+    """unnamed: three words of the block's body (Grafana, staging, dashboard) in a longer
+    question about something else are the project's words, not the block's subject; the
+    same question naming it (deploys, k3s: its desc) still gets it."""
+    settings = make_settings()
+    blocks = [K3S, *FILLER]
+    gap = "why does Grafana show a gap in the staging dashboard every night after the backup job finishes?"
+    assert ids(gap, blocks, settings) == []
+    assert ids(gap, blocks, settings, DEFAULT - {"unnamed"}) == ["deploy-k3s"]
+    named = "why do deploys on k3s show a gap in the staging dashboard every night after the backup job finishes?"
+    assert ids(named, blocks, settings) == ["deploy-k3s"]

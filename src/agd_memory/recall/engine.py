@@ -72,6 +72,14 @@ are the project's words by coincidence (`add a health endpoint ...` and the rule
 as Decimal). Chosen among 0.4 and 0.5 on four sets run once to decide it (in-project false
 injections 33 -> 23, no answer lost there); a short request that names a rule in one word
 keeps it by its share (benchmarks/README.md, issue 26's eighth pass)."""
+UNNAMED_WORDS = 3
+"""unnamed: a block matching at most this many written words of the prompt, none of them in
+its id or desc (only in its body or keys), needs the share of a one-word match: the words
+that name a fact are the evidence that a prompt is about it; two or three of the words it
+mentions, or that a model guessed it might be asked with, are often the project's words by
+coincidence. Chosen against a block named by no anchor at all (keys included) on four sets
+run once to decide it (in-project false injections 42 -> 40, no answer lost there; the older
+short-prompt sets lose some; benchmarks/README.md, issue 26's ninth pass)."""
 CUE_NEED = 0.6
 PLAIN_NEED = 1.2
 OWN_NEED = 1.0
@@ -260,7 +268,7 @@ def near_misses(
     task = policy.asks_for_work(prompt)
     out = []
     for m in matches[:limit]:
-        need = needed_share(evidence(m.covered, units), scale)
+        need = needed_share(named_evidence(m, evidence(m.covered, units)), scale)
         need = max(need, task_need(m, task, units, index))
         out.append(NearMiss(m.doc.entry, share_of(m, surprise), need))
     return out
@@ -299,6 +307,15 @@ def task_need(m: Match, task: bool, units: Sequence[frozenset[str]], index: Inde
     if evidence(named, units) >= 2 or any(index.df_of(w) <= 1 for w in named):
         return 0.0
     return TASK_RULE_SHARE
+
+
+def named_evidence(m: Match, distinct: int) -> int:
+    """unnamed: the written words of the prompt the block `m` matches (`distinct`) as they
+    count for the share it needs: one when they are at most UNNAMED_WORDS and none of them
+    is in its id or desc."""
+    if 1 < distinct <= UNNAMED_WORDS and not m.covered & (m.doc.id_set | m.doc.desc_set):
+        return 1
+    return distinct
 
 
 def needed_share(
@@ -357,6 +374,7 @@ def covering(
     need_of: Callable[[int], float] | None = None,
     anchor_rules: Sequence[Callable[[Match, float, int], Match]] | None = None,
     weigh: bool = True,
+    unnamed: bool = True,
 ) -> list[Match]:
     """The blocks that account for enough of the prompt's information (its IDF mass), or
     of one of its `parts` (clauses); with `task` (a request for work), blocks other than
@@ -382,7 +400,7 @@ def covering(
         if share < task_need(m, task, units, index):
             continue
         distinct = evidence(m.covered, units)
-        if share < need(distinct):
+        if share < need(named_evidence(m, distinct) if unnamed else distinct):
             share = _part_share(m, parts, surprise, need, common, units)
             if share is None:
                 continue

@@ -49,6 +49,7 @@ FEATURES: dict[str, str] = {
     "units": "distinct prompt words are counted as the user wrote them: `packages/shared` or `iPhone` is one piece of evidence",
     "cue": "a prompt that refers to the team's own past (did, last, abbiamo, ...) needs 0.6 of the coverage share, one whose only cue words are the team's own (we, our, ...) 1.0",
     "cue-strict": "a prompt that does not refer to the team's own past needs 1.2 of the coverage share (never more than a single word's)",
+    "unnamed": "a block matching two or three written words of the prompt, none of them in its id or desc, needs the share of a one-word match",
     "companions": "once a block passes every gate, blocks the prompt names holding 15% of it fill the places left, within 400 tokens",
 }
 

@@ -85,6 +85,10 @@ STRANGERS = (
     ("lavanderia", "realuse-blind53", False),
     ("biblio", "realuse-blind54", False),
     ("rifiuti", "realuse-blind55", False),
+    ("canile", "realuse-blind56", False),
+    ("funivia", "realuse-blind57", False),
+    ("acquedotto", "realuse-blind58", False),
+    ("autoscuola", "realuse-blind59", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was

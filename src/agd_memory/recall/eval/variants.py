@@ -167,6 +167,7 @@ def recall(
             need_of=engine.coverage_need if "coverage-multi" in feats else _flat_need,
             anchor_rules=[rule for name, rule in rules.items() if name in feats],
             weigh="share-rank" in feats,
+            unnamed="unnamed" in feats,
         )
     if "where-reference" in feats:
         matches = engine.where_boosted(matches, prompt)
