@@ -72,9 +72,10 @@ def test_keys_help_without_costing_precision() -> None:
     (tests/data/recall-dev-keyed/README.md): more hits, no more false injections."""
     plain = summary(DEFAULT)
     keyed = summary(DEFAULT, override=KEYED)
-    # measured 56/75, 60/75, 0/68 since a task's facts need 60% of it
-    # (benchmarks/README.md, issue 26's sixth pass, has the numbers before it)
-    assert keyed["positives"]["hit1"] >= 56 > plain["positives"]["hit1"]
+    # measured 57/75, 60/75, 0/68 since a block matching a few words none of which names it
+    # needs a one-word share (56/75 before; benchmarks/README.md, issue 26's sixth to ninth
+    # passes, has the numbers before it)
+    assert keyed["positives"]["hit1"] >= 57 > plain["positives"]["hit1"]
     assert keyed["positives"]["recall3"] >= 60 > plain["positives"]["recall3"]
     assert keyed["negatives"]["false_injections"] <= min(1, plain["negatives"]["false_injections"])
     assert keyed["positives"]["tokens_median"] <= 400

@@ -38,6 +38,8 @@ def test_holdout_with_keys() -> None:
     """The dev memories with keys (tests/data/recall-dev-keyed; the example memory stays
     as it is): keys written without seeing these prompts either."""
     keyed = HERE.parent / "data" / "recall-dev-keyed"
-    # measured 36/43, 38/43, 1/48 since the share a block needs follows the prompt's
-    # reference to the past (37/43 and 39/43 before; benchmarks/README.md, issue 26's seventh pass)
-    assert_floors(summary(CASES, override=keyed), 36, 38, 1)
+    # measured 36/43, 39/43, 1/48 since a block matching a few words none of which names it
+    # needs a one-word share (38/43 before it; 37/43 and 39/43 before the share a block needs
+    # followed the prompt's reference to the past; benchmarks/README.md, issue 26's seventh
+    # and ninth passes)
+    assert_floors(summary(CASES, override=keyed), 36, 39, 1)
