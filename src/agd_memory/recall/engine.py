@@ -78,8 +78,8 @@ its id or desc (only in its body or keys), needs the share of a one-word match: 
 that name a fact are the evidence that a prompt is about it; two or three of the words it
 mentions, or that a model guessed it might be asked with, are often the project's words by
 coincidence. Chosen against a block named by no anchor at all (keys included) on four sets
-run once to decide it (in-project false injections 42 -> 40, no answer lost there; the older
-short-prompt sets lose some; benchmarks/README.md, issue 26's ninth pass)."""
+run once to decide it (in-project false injections 43 -> 41, no answer lost there;
+benchmarks/README.md, issue 26's ninth pass)."""
 CUE_NEED = 0.6
 PLAIN_NEED = 1.2
 OWN_NEED = 1.0
@@ -93,7 +93,8 @@ Chosen among four candidates on four sets run once to decide it: in-project fals
 injections 98 -> 75, hit@1 and recall@3 one and two higher; the words of time (before,
 ieri, ...) joined the cue words on four more (benchmarks/README.md, issue 26's seventh
 pass); CUE_NEED 0.7 instead of 0.8, OWN_NEED (1.0 against 0.9 and the cue's 0.7), then
-CUE_NEED 0.6, each on four more again (issue 26's eighth pass)."""
+CUE_NEED 0.6, each on four more again (issue 26's eighth pass). PLAIN_NEED 1.1 lost by a
+point on four more (issue 26's ninth pass)."""
 COMPANION_SHARE = 0.15
 COMPANION_TOKENS = 400
 """companions: once a block passes every gate, the blocks the prompt names (an anchor

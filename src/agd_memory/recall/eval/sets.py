@@ -89,6 +89,10 @@ STRANGERS = (
     ("funivia", "realuse-blind57", False),
     ("acquedotto", "realuse-blind58", False),
     ("autoscuola", "realuse-blind59", False),
+    ("ascensori", "realuse-blind60", False),
+    ("catasto", "realuse-blind61", False),
+    ("gelateria", "realuse-blind62", False),
+    ("parcheggi", "realuse-blind63", False),
 )
 """The real-use sets written by strangers to recall (each folder's README says how): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
