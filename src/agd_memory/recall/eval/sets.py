@@ -94,7 +94,8 @@ STRANGERS = (
     ("gelateria", "realuse-blind62", False),
     ("parcheggi", "realuse-blind63", False),
 )
-"""The real-use sets written by strangers to recall (each folder's README says how): name,
+"""The real-use sets written by strangers to recall (`tests/eval/STRANGERS.md` gives the
+recipe, each folder's README what was done and when it was run): name,
 folder under `tests/eval/` (its keyed copy is `<folder>-keyed`), and whether recall was
 tuned on it."""
 
