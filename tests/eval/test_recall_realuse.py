@@ -177,11 +177,15 @@ FLOORS = {
     "catasto": ((20, 21, 0, 4), (29, 32, 1, 4)),
     "gelateria": ((19, 22, 0, 10), (29, 33, 0, 12)),
     "parcheggi": ((19, 26, 1, 4), (28, 32, 0, 6)),
+    "vendemmia": ((26, 29, 0, 0), (29, 34, 0, 0)),
+    "ambulatorio": ((27, 31, 1, 5), (37, 38, 1, 8)),
+    "refettorio": ((20, 25, 0, 3), (32, 35, 0, 6)),
+    "rimessaggio": ((22, 28, 1, 5), (28, 32, 2, 6)),
 }
 """The sets written by strangers to recall (`sets.STRANGERS`; each folder's README says how,
 and which were read; benchmarks/README.md, issue 26's fourth to seventh passes, has their
 history): the hit@1, recall@3, off-topic and in-project false injections measured at the end of
-the ninth pass's second round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
+the ninth pass's third round, plain and with the keys `agd-memory keys` writes (the folder's `-keyed`
 copy, keyed in each of the user's languages)."""
 
 

@@ -93,6 +93,10 @@ STRANGERS = (
     ("catasto", "realuse-blind61", False),
     ("gelateria", "realuse-blind62", False),
     ("parcheggi", "realuse-blind63", False),
+    ("vendemmia", "realuse-blind64", False),
+    ("ambulatorio", "realuse-blind65", False),
+    ("refettorio", "realuse-blind66", False),
+    ("rimessaggio", "realuse-blind67", False),
 )
 """The real-use sets written by strangers to recall (`tests/eval/STRANGERS.md` gives the
 recipe, each folder's README what was done and when it was run): name,
