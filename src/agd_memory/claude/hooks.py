@@ -318,6 +318,9 @@ class LayerFile:
 
 def session_start(payload: HookPayload, settings: Settings) -> str | None:
     _first_session_notice(settings)
+    from . import injected
+
+    injected.session_start(settings, payload.session_id, payload.source)
     _mcp_sdk_notice()
     _review_notice(settings, payload.cwd)
     _team_notice(settings, payload.cwd)
@@ -470,9 +473,13 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
     ids = [c.entry.id for c in result.chosen]
     _recall_debug(f"injected {len(ids)} block(s): {ids}")
     from ..hygiene import usage
+    from . import injected
 
     usage.record_entries(settings.data_dir, [c.entry for c in result.chosen])
-    text = result.render()
+    held = injected.earlier(settings, payload.session_id, result.chosen)
+    text = result.render(earlier=held)
+    fresh = [c for i, c in enumerate(result.chosen) if i not in held]
+    injected.remember(settings, payload.session_id, fresh)
     return text if text and text.strip() else None
 
 

@@ -13,7 +13,7 @@ Nothing here spawns a process or reads the environment: `settings` carries it al
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from . import policy
 from .cooccurrence import scored
@@ -155,16 +155,20 @@ class RecallResult:
             f"RecallResult(skipped={self.skipped!r}, chosen={self.chosen!r}, words={self.words!r})"
         )
 
-    def render(self) -> str:
-        """The additionalContext text: a header naming the blocks, then each block as AGD."""
+    def render(self, earlier: Collection[int] = ()) -> str:
+        """The additionalContext text: a header naming the blocks, then each block as AGD
+        but those at the positions `earlier` in `chosen` (their text is already in the
+        conversation), which the header names only."""
         if self.skipped or not self.chosen:
             return ""
         from . import render  # only a prompt that injects pays for the renderer
 
         ids = [str(s.entry.id) for s in self.chosen]
         stale = [str(s.entry.id) for s in self.chosen if s.stale]
-        head = render.header(ids, stale, [s.layer for s in self.chosen])
-        return head + "\n\n" + "\n".join(s.text for s in self.chosen)
+        held = [ids[i] for i in sorted(earlier)]
+        head = render.header(ids, stale, [s.layer for s in self.chosen], held)
+        texts = [s.text for i, s in enumerate(self.chosen) if i not in earlier]
+        return head + "\n" + "".join("\n" + t for t in texts)
 
     @property
     def injected_chars(self) -> int:

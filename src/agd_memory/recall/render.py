@@ -10,11 +10,17 @@ from __future__ import annotations
 HEADER_PREFIX = "[agd-memory:auto-recall]"
 
 
-def header(ids: list[str], stale: list[str] | None = None, layers: list[str] | None = None) -> str:
+def header(
+    ids: list[str],
+    stale: list[str] | None = None,
+    layers: list[str] | None = None,
+    earlier: list[str] | None = None,
+) -> str:
     """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); in the team layer:
     #a; in the project layer: #b; ...` (the layer of each, `layers[i]` for `ids[i]`: an id
     held by two layers is named in both), and which of them cite code that changed since
-    they were written (ranked last)."""
+    they were written (ranked last), and which are not repeated because their text is
+    earlier in the conversation (`earlier`)."""
     n = len(ids)
     noun = "block" if n == 1 else "blocks"
     listed = ", ".join(f"#{i}" for i in ids)
@@ -31,6 +37,11 @@ def header(ids: list[str], stale: list[str] | None = None, layers: list[str] | N
         note = (
             "; " + ", ".join(f"#{i}" for i in stale) + " cite code that changed since written"
             " (ranked last; check the code before relying on them)"
+        )
+    if earlier:
+        note += (
+            "; " + ", ".join(f"#{i}" for i in earlier) + " not repeated: injected earlier in"
+            " this conversation, unchanged"
         )
     return (
         f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}){where}{note}; "
