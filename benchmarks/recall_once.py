@@ -10,7 +10,9 @@ shuffled (seed 0): real sessions stay on a topic longer than a shuffle does, and
 often asked about one entry several times in a row, so the two bracket what a user sees.
 Each prompt runs through `engine.recall` and the hook's own record (`injected.earlier`,
 `injected.remember`, in a temporary data folder), and its text is rendered as the hook
-renders it. Tokens are the hook's estimate (`policy.estimate_tokens`).
+renders it. Tokens are the hook's estimate (`policy.estimate_tokens`). The time the
+record costs a prompt (`earlier` and `remember`: one bounded read, one append) is timed
+around those two calls.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import random
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +52,7 @@ def sessions(size: int, shuffled: bool):
 
 
 def measure(size: int, shuffled: bool) -> dict:
-    every, once, repeated, injecting = [], [], 0, 0
+    every, once, repeated, injecting, wall, cpu = [], [], 0, 0, [], []
     with tempfile.TemporaryDirectory() as data:
         for n, (settings, layers, prompts) in enumerate(sessions(size, shuffled)):
             settings = settings.replace(data_dir=Path(data))
@@ -59,9 +62,12 @@ def measure(size: int, shuffled: bool) -> dict:
                 if not result.chosen:
                     continue
                 injecting += 1
+                t0, c0 = time.perf_counter(), time.process_time()
                 held = injected.earlier(settings, session, result.chosen)
                 fresh = [c for i, c in enumerate(result.chosen) if i not in held]
                 injected.remember(settings, session, fresh)
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
                 repeated += bool(held)
                 every.append(policy.estimate_tokens(len(result.render())))
                 once.append(policy.estimate_tokens(len(result.render(earlier=held))))
@@ -71,6 +77,10 @@ def measure(size: int, shuffled: bool) -> dict:
         "tokens, every block every time": sum(every),
         "tokens, named once injected": sum(once),
         "median per injecting prompt": (statistics.median(every), statistics.median(once)),
+        "record read and append, median wall / CPU ms": (
+            round(statistics.median(wall) * 1000, 3),
+            round(statistics.median(cpu) * 1000, 3),
+        ),
     }
 
 
