@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from recall_helpers import block
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from recall_helpers import block, write_memory
 
 from agd_memory.recall import front, recall, search
 from agd_memory.recall.eval import variants
@@ -118,3 +123,48 @@ def test_a_key_word_is_met_by_an_inflected_prompt_word(memory_file, make_setting
     assert plain.chosen == []
     # still whole keys only: a cognate of one word of a phrase is not enough
     assert recall("ridimensioniamo la finestra del terminale", [mf], settings).chosen == []
+
+
+DISPENSING = block(
+    "pharmacy-stock",
+    "pharmacy stock per clinic by lot",
+    "Dispensing picks lots first-expired-first-out.",
+    keys="dispensing, dispensazione",
+)
+SCORE_IN_A_PROCESS = """
+import sys
+from agd_memory.recall import front
+from agd_memory.recall.scoring import Prompt, score_all_bm25
+from agd_memory.settings import Settings
+from agd_memory.store.memoryfile import MemoryFile
+
+settings = Settings.load({"CLAUDE_PLUGIN_DATA": sys.argv[2], "HOME": sys.argv[2]})
+files = front.select_files([MemoryFile(sys.argv[1], layer="project")], settings)
+analyzer = front.analyzer_for(files, settings)
+words = front.prompt_words(sys.argv[3], analyzer, settings)
+index = front.build_index(files, settings, analyzer)
+for m in score_all_bm25(index, Prompt.build(words, analyzer, fuzzy=True)):
+    print(m.doc.id, round(m.score, 9), sorted(m.anchor_exact))
+"""
+
+
+def test_a_key_word_akin_to_two_prompt_words_scores_alike_in_every_process(tmp_path) -> None:
+    # `dispensazione` is a cognate of both `dispense` and `dispenseservice`: which prompt
+    # word it stood for followed the process's hash seed, so the same prompt on the same
+    # memory scored (and could inject) differently from one hook process to the next.
+    path = write_memory(tmp_path / "memory.agd", [DISPENSING, DEPLOY])
+    prompt = "ho finito il refactoring di DispenseService, dimmi che funziona"
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    seen = set()
+    for seed in range(1, 9):
+        data = str(tmp_path / f"data{seed}")
+        out = subprocess.run(
+            [sys.executable, "-c", SCORE_IN_A_PROCESS, str(path), data, prompt],
+            env={**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": src},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        seen.add(out)
+    assert len(seen) == 1, seen

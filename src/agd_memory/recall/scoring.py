@@ -56,7 +56,9 @@ class Prompt(namedtuple("Prompt", "words cognates keys key_words", defaults=({},
     ) -> Prompt:
         wordset = frozenset(words)
         keyed: dict[str, set[str]] = {}
-        keys = {w: analyzer.key(w) for w in wordset} if fuzzy else {}
+        # in a fixed order: a key word that is a cognate of two prompt words takes the first
+        # (`Analyzer.key_cognates`), whatever the process's hash seed
+        keys = {w: analyzer.key(w) for w in sorted(wordset)} if fuzzy else {}
         for w, k in keys.items():
             if k is not None:
                 keyed.setdefault(k, set()).add(w)
