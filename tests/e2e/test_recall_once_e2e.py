@@ -2,7 +2,7 @@
 
 The context a prompt hook adds stays in the conversation: a resumed session sends it
 back to the model with every later request. So the second prompt about the same fact
-names the block instead of repeating its text; after a compaction, which summarizes the
+names the block (id and desc) instead of repeating its text; after a compaction, which summarizes the
 earlier turns away, the block comes in whole again.
 """
 
@@ -47,7 +47,7 @@ def test_a_resumed_session_gets_a_block_it_already_holds_once(claude, e2e_projec
     text = ask_twice(claude)
     # The first turn's injection is still in the conversation; the second names the block.
     assert text.count(BODY) == 1, text[-4000:]
-    assert "#project-staging-pgbouncer not repeated" in text.rsplit(BODY, 1)[1]
+    assert "#project-staging-pgbouncer injected earlier" in text.rsplit(BODY, 1)[1]
 
 
 def test_after_a_compaction_the_block_comes_whole_again(claude, e2e_project) -> None:
@@ -55,4 +55,4 @@ def test_after_a_compaction_the_block_comes_whole_again(claude, e2e_project) -> 
     text = ask_twice(claude, between="/compact")
     # The summary replaced the first turn (the fake model's summary does not quote it).
     assert text.count(BODY) == 1, text[-4000:]
-    assert "not repeated" not in text
+    assert "injected earlier" not in text

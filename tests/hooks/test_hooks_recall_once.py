@@ -1,5 +1,5 @@
-"""A block auto-recall put in a session's conversation is named, not repeated, on a later
-prompt of that session; it comes whole again when its text changed, after a compaction or
+"""A block auto-recall put in a session's conversation is named (id and desc), not
+repeated, on a later prompt of that session; it comes whole again when its text changed, after a compaction or
 /clear, and in another session. Each hook runs as a process, as Claude Code runs it."""
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ def test_the_second_prompt_names_the_block_without_its_text(project, hook_env) -
     assert BODY in prompt(project, hook_env, STORED_FACT)
     second = prompt(project, hook_env, AGAIN)
     assert BODY not in second
-    assert (
-        "#project-staging-pgbouncer not repeated: injected earlier in this conversation" in second
-    )
+    assert "#project-staging-pgbouncer injected earlier in this conversation" in second
+    # its desc stays, and the way to the text if a rewind took it away
+    assert "#project-staging-pgbouncer: staging Postgres sits behind pgbouncer" in second
+    assert "agd_memory_get returns it" in second
     # Another session's conversation does not hold it.
     assert BODY in prompt(project, hook_env, AGAIN, session="s-2")
 
@@ -55,7 +56,7 @@ def test_a_block_whose_text_changed_comes_again(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY.replace("from the ops box", "from the CI runner"))
     second = prompt(project, hook_env, AGAIN)
     assert BODY in second and "from the CI runner" in second
-    assert "not repeated" not in second
+    assert "injected earlier" not in second
 
 
 def test_compaction_and_clear_forget_what_was_injected_resume_does_not(project, hook_env) -> None:

@@ -1,10 +1,11 @@
-"""The blocks auto-recall already put in a conversation: named, not repeated, later on.
+"""The blocks auto-recall already put in a conversation: a later prompt names them.
 
 The context a prompt hook adds stays in the conversation, and a resumed session sends it
 back to the model with every request. So a block injected once costs its tokens again
-for nothing when a later prompt of the same session matches it: the hook names it
-instead (`RecallResult.render(earlier=...)`). A block whose text changed since is
-injected again.
+for nothing when a later prompt of the same session matches it: the hook gives its id
+and desc instead (`RecallResult.render(earlier=...)`), with the way to the whole block
+should the text no longer be above (`/rewind` takes turns away and runs no hook). A
+block whose text changed since is injected again.
 
 Per session, `<data>/recall-sessions/<session id>` holds one line per injected block (its
 id, layer and a checksum of the text injected), appended by the prompt hook. SessionStart

@@ -156,9 +156,9 @@ class RecallResult:
         )
 
     def render(self, earlier: Collection[int] = ()) -> str:
-        """The additionalContext text: a header naming the blocks, then each block as AGD
-        but those at the positions `earlier` in `chosen` (their text is already in the
-        conversation), which the header names only."""
+        """The additionalContext text: a header naming the blocks, then each block as AGD,
+        but for those at the positions `earlier` in `chosen` (their text is already in the
+        conversation) only a line with the id and desc (`render.named`)."""
         if self.skipped or not self.chosen:
             return ""
         from . import render  # only a prompt that injects pays for the renderer
@@ -167,7 +167,9 @@ class RecallResult:
         stale = [str(s.entry.id) for s in self.chosen if s.stale]
         held = [ids[i] for i in sorted(earlier)]
         head = render.header(ids, stale, [s.layer for s in self.chosen], held)
-        texts = [s.text for i, s in enumerate(self.chosen) if i not in earlier]
+        texts = [
+            render.named(s.entry) if i in earlier else s.text for i, s in enumerate(self.chosen)
+        ]
         return head + "\n" + "".join("\n" + t for t in texts)
 
     @property

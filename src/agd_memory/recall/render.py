@@ -19,8 +19,8 @@ def header(
     """`[agd-memory:auto-recall] 2 blocks matched this prompt (#a, #b); in the team layer:
     #a; in the project layer: #b; ...` (the layer of each, `layers[i]` for `ids[i]`: an id
     held by two layers is named in both), and which of them cite code that changed since
-    they were written (ranked last), and which are not repeated because their text is
-    earlier in the conversation (`earlier`)."""
+    they were written (ranked last), and which are only named because their text is
+    earlier in the conversation (`earlier`, `named`)."""
     n = len(ids)
     noun = "block" if n == 1 else "blocks"
     listed = ", ".join(f"#{i}" for i in ids)
@@ -40,10 +40,17 @@ def header(
         )
     if earlier:
         note += (
-            "; " + ", ".join(f"#{i}" for i in earlier) + " not repeated: injected earlier in"
-            " this conversation, unchanged"
+            "; " + ", ".join(f"#{i}" for i in earlier) + " injected earlier in this"
+            " conversation and unchanged, so only named below (if the text is no longer"
+            " above, after a rewind, mcp__plugin_agd-memory_agd-memory__agd_memory_get"
+            " returns it)"
         )
     return (
         f"{HEADER_PREFIX} {n} {noun} matched this prompt ({listed}){where}{note}; "
         "mcp__plugin_agd-memory_agd-memory__agd_memory_search finds more"
     )
+
+
+def named(entry) -> str:
+    """A block whose text the conversation already holds: `#id: desc`, one line."""
+    return f"#{entry.id}: {entry.desc}\n" if entry.desc else f"#{entry.id}\n"
