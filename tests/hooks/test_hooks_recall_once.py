@@ -94,3 +94,13 @@ def test_a_record_past_its_size_starts_over(project, hook_env) -> None:
     (folder / "s-1").write_text("x\tproject\t00000000\n" * (injected.MAX_BYTES // 20))
     assert BODY in prompt(project, hook_env, STORED_FACT)  # the full record is dropped
     assert BODY not in prompt(project, hook_env, AGAIN)  # and a new one is kept
+
+
+def test_a_block_cut_by_the_hook_limit_is_not_taken_as_held(project, hook_env) -> None:
+    # a recall budget above Claude Code's limit on hook output: the long block is cut
+    long_body = "The staging Postgres database sits behind pgbouncer on port 6432. " * 200
+    write_layer(hook_env, project, PROJECT_MEMORY.replace(BODY, BODY + " " + long_body))
+    env = {**hook_env, "AGD_RECALL_TOKEN_BUDGET": "20000"}
+    first = prompt(project, env, STORED_FACT)
+    assert "the rest was cut to fit the hook limit" in first
+    assert "injected earlier" not in prompt(project, env, AGAIN)

@@ -478,7 +478,8 @@ def prompt(payload: HookPayload, settings: Settings) -> str | None:
     usage.record_entries(settings.data_dir, [c.entry for c in result.chosen])
     held = injected.earlier(settings, payload.session_id, result.chosen)
     text = result.render(earlier=held)
-    fresh = [c for i, c in enumerate(result.chosen) if i not in held]
+    sent = _capped(text)  # what the model gets: a block cut by the cap is not held
+    fresh = [c for i, c in enumerate(result.chosen) if i not in held and c.text in sent]
     injected.remember(settings, payload.session_id, fresh)
     return text if text and text.strip() else None
 
