@@ -179,7 +179,12 @@ def measure_latency(
                 },
             }
             for event, payload in payloads.items():
-                stdin = json.dumps(payload).encode()
+                # each run a session of its own, as a new conversation's first prompt: the
+                # hook reads its record of the session (none yet) and appends to it
+                def stdin_of(n: int, payload: dict = payload) -> bytes:
+                    return json.dumps({**payload, "session_id": f"bench-{n}"}).encode()
+
+                stdin = stdin_of(0)
                 # each checkout's own runner (how it starts and ends the interpreter is
                 # part of the hook's cost); CLAUDE_PLUGIN_ROOT picks the code it runs
                 runs_of = {
@@ -194,9 +199,9 @@ def measure_latency(
                     name: ([], []) for name in [*runs_of, "bare", "bare -S"]
                 }
                 outs: dict[str, bytes] = {}
-                for _ in range(runs):
+                for n in range(runs):
                     for name, (argv, env) in runs_of.items():
-                        t, c, outs[name] = _time_once(argv, stdin, env)
+                        t, c, outs[name] = _time_once(argv, stdin_of(n + 1), env)
                         times[name][0].append(t)
                         times[name][1].append(c)
                     for name, argv in (("bare", bare), ("bare -S", bare_no_site)):

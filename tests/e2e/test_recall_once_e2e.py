@@ -2,8 +2,8 @@
 
 The context a prompt hook adds stays in the conversation: a resumed session sends it
 back to the model with every later request. So the second prompt about the same fact
-names the block (id and desc) instead of repeating its text; after a compaction, which summarizes the
-earlier turns away, the block comes in whole again.
+names the block (id and desc) instead of repeating its text; after a compaction, which
+summarizes the earlier turns away, the block comes in whole again.
 """
 
 from __future__ import annotations

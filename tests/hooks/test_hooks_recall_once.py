@@ -1,6 +1,7 @@
 """A block auto-recall put in a session's conversation is named (id and desc), not
-repeated, on a later prompt of that session; it comes whole again when its text changed, after a compaction or
-/clear, and in another session. Each hook runs as a process, as Claude Code runs it."""
+repeated, on a later prompt of that session; it comes whole again when its text changed,
+after a compaction or /clear, and in another session. Each hook runs as a process, as
+Claude Code runs it."""
 
 from __future__ import annotations
 
@@ -87,13 +88,15 @@ def test_session_start_removes_records_of_sessions_long_untouched(project, hook_
     assert sorted(p.name for p in folder.iterdir()) == ["recent"]
 
 
-def test_a_record_past_its_size_starts_over(project, hook_env) -> None:
+def test_a_record_about_to_pass_its_size_starts_over(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
-    folder = Path(hook_env["CLAUDE_PLUGIN_DATA"]) / injected.FOLDER
-    folder.mkdir(parents=True)
-    (folder / "s-1").write_text("x\tproject\t00000000\n" * (injected.MAX_BYTES // 20))
-    assert BODY in prompt(project, hook_env, STORED_FACT)  # the full record is dropped
-    assert BODY not in prompt(project, hook_env, AGAIN)  # and a new one is kept
+    record = Path(hook_env["CLAUDE_PLUGIN_DATA"]) / injected.FOLDER / "s-1"
+    record.parent.mkdir(parents=True)
+    record.write_text("x\tproject\t00000000\n" * (injected.MAX_BYTES // 19))
+    assert record.stat().st_size > injected.MAX_BYTES - 19
+    assert BODY in prompt(project, hook_env, STORED_FACT)
+    assert record.stat().st_size < 100  # started over with this prompt's block
+    assert BODY not in prompt(project, hook_env, AGAIN)
 
 
 def test_a_block_cut_by_the_hook_limit_is_not_taken_as_held(project, hook_env) -> None:

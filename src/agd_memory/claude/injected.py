@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 FOLDER = "recall-sessions"
 MAX_BYTES = 64 * 1024
-"""The most one session's file holds (about 1,500 injections); past it, it starts over."""
+"""The most one session's file holds (about 1,500 injections); past it, it starts over
+with the blocks of the prompt that passed it (earlier ones may come once more)."""
 KEEP_DAYS = 14
 PRUNE_AT_MOST = 2_000
 """Files one SessionStart looks at when pruning (the rest wait for the next)."""
@@ -72,9 +73,8 @@ def remember(settings: Settings, session_id: str, injected: list[Scored]) -> Non
     if path is None or not injected:
         return
     lines = "".join(_line(s) + "\n" for s in injected)
-    try:
-        if append(path, lines.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-            path.unlink()  # too long to read: start over (a block may come once more)
+    try:  # a record that would pass MAX_BYTES starts over (the old one moves to `.1`)
+        append(path, lines.encode("utf-8", "surrogatepass"), rotate_over=MAX_BYTES)
     except OSError as exc:
         debuglog.log(f"recall sessions: {path}: {exc}")
 
