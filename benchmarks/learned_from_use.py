@@ -16,7 +16,7 @@ position, and each case runs with what the other fold taught:
   ("patient", "appointment" in a clinic's project) count for less.
 - `misfires`: each in-project negative of the other fold that injected a block (as a model
   reading the session at its end would judge it: the audit found such injections useless
-  in 98 of 100) teaches that block the prompt words it matched; those words then count F
+  in 98 or more of 100) teaches that block the prompt words it matched; those words then count F
   in that block's share. `--all`: every block injected, not only the first.
 
 Prints the totals and the score a round decides by, as `strangers.py totals` does
