@@ -82,6 +82,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("AGD_RECALL_ALLOW_SUPERSEDED", "recall_allow_superseded", bool, False, "allow superseded blocks"),
     Variable("AGD_RECALL_NO_GLOBAL", "recall_no_global", bool, False, "leave the global layer out of recall"),
     Variable("AGD_RECALL_NO_FUZZY", "recall_no_fuzzy", bool, False, "turn cross-lingual cognate matching off"),
+    Variable("AGD_RECALL_REPEAT", "recall_repeat", bool, False, "inject a block whole each time it matches, even when the conversation already holds it"),
     Variable("AGD_RECALL_FUZZY_ANCHOR_MIN", "recall_fuzzy_anchor_min", int, 2, "cognate hits needed to anchor a block"),
     Variable("AGD_RECALL_CODE_LINE_RATIO", "recall_code_line_ratio", float, 0.4, "indented-line share that marks a code paste"),
     Variable("AGD_RECALL_DEBUG", "recall_debug", bool, False, "log skip reasons and chosen ids to stderr (environment only)"),
@@ -159,6 +160,7 @@ class Settings:
     recall_allow_superseded: bool
     recall_no_global: bool
     recall_no_fuzzy: bool
+    recall_repeat: bool
     recall_fuzzy_anchor_min: int
     recall_code_line_ratio: float
     recall_debug: bool

@@ -51,6 +51,13 @@ def test_the_second_prompt_names_the_block_without_its_text(project, hook_env) -
     assert BODY in prompt(project, hook_env, AGAIN, session="s-2")
 
 
+def test_recall_repeat_injects_the_block_whole_every_time(project, hook_env) -> None:
+    write_layer(hook_env, project, PROJECT_MEMORY)
+    env = {**hook_env, "AGD_RECALL_REPEAT": "1"}
+    assert BODY in prompt(project, env, STORED_FACT)
+    assert BODY in prompt(project, env, AGAIN)
+
+
 def test_a_block_whose_text_changed_comes_again(project, hook_env) -> None:
     write_layer(hook_env, project, PROJECT_MEMORY)
     prompt(project, hook_env, STORED_FACT)

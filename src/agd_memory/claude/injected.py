@@ -5,7 +5,7 @@ back to the model with every request. So a block injected once costs its tokens 
 for nothing when a later prompt of the same session matches it: the hook gives its id
 and desc instead (`RecallResult.render(earlier=...)`), with the way to the whole block
 should the text no longer be above (`/rewind` takes turns away and runs no hook). A
-block whose text changed since is injected again.
+block whose text changed since is injected again. `AGD_RECALL_REPEAT` turns this off.
 
 Per session, `<data>/recall-sessions/<session id>` holds one line per injected block (its
 id, layer and a checksum of the text injected), appended by the prompt hook. SessionStart
@@ -58,7 +58,7 @@ def earlier(settings: Settings, session_id: str, chosen: list[Scored]) -> set[in
     """The positions in `chosen` of the blocks whose text this session's conversation
     already holds, as `RecallResult.render` takes them."""
     path = _path(settings, session_id)
-    if path is None or not chosen:
+    if path is None or not chosen or settings.recall_repeat:
         return set()
     try:  # bounded, regular files only
         held = set(read_bytes(path, MAX_BYTES).decode("utf-8", "replace").splitlines())
