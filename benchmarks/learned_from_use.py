@@ -34,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from strangers import counts_of, summed  # noqa: E402  (benchmarks/ is this script's folder)
+
 from agd_memory.commands.recall import eval_settings  # noqa: E402
 from agd_memory.recall import engine  # noqa: E402
 from agd_memory.recall.eval import evaluate, sets  # noqa: E402
@@ -115,8 +117,7 @@ def _counts(job: tuple) -> tuple[int, int, int, int]:
             result = engine.recall(case["prompt"], files[name], settings)
             report.results.append(evaluate._case_result(case, name, result, in_project))
     Index.surprise, engine.share_of = _surprise, _share_of
-    r = sets.row(report.summary())
-    return r["hit1"], r["recall3"], r["off_topic"][0], r["in_project"][0]
+    return counts_of(report)
 
 
 def main(argv: list[str]) -> int:
@@ -130,12 +131,7 @@ def main(argv: list[str]) -> int:
     jobs = [(f, k, args) for f in folders for k in (None, EVAL / f"{f}-keyed")]
     with Pool(2) as pool:
         rows = pool.map(_counts, jobs, chunksize=1)
-    score = 0
-    for kind, part in (("plain", rows[0::2]), ("keyed", rows[1::2])):
-        h, r, off, inp = (sum(x) for x in zip(*part, strict=True))
-        score += h + r - off - inp
-        print(f"{kind}: {h} · {r} · {off} · {inp}, score {h + r - off - inp}")
-    print(f"score: {score}")
+    print("\n".join(summed(["plain" if k is None else "keyed" for _, k, _ in jobs], rows)))
     return 0
 
 

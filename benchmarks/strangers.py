@@ -29,10 +29,14 @@ from agd_memory.recall.eval import evaluate, sets  # noqa: E402
 EVAL = ROOT / "tests" / "eval"
 
 
-def _counts(folder: str, keyed: Path | None) -> tuple[int, int, int, int]:
-    report = evaluate.run(EVAL / folder / "cases.json", eval_settings([]), override=keyed)
+def counts_of(report: evaluate.Report) -> tuple[int, int, int, int]:
+    """hit@1, recall@3, off-topic and in-project false injections of one run."""
     r = sets.row(report.summary())
     return r["hit1"], r["recall3"], r["off_topic"][0], r["in_project"][0]
+
+
+def _counts(folder: str, keyed: Path | None) -> tuple[int, int, int, int]:
+    return counts_of(evaluate.run(EVAL / folder / "cases.json", eval_settings([]), override=keyed))
 
 
 def _run(job: tuple[str, Path | None]) -> tuple[int, int, int, int]:
@@ -57,15 +61,25 @@ def totals(names: list[str], keyed_dir: Path | None) -> str:
         jobs.append((f, (keyed_dir / f) if keyed_dir else EVAL / f"{f}-keyed"))
     with Pool(2) as pool:
         rows = pool.map(_run, jobs, chunksize=1)
-    lines, sums = [], {"plain": [0, 0, 0, 0], "keyed": [0, 0, 0, 0]}
-    for (folder, keyed), counts in zip(jobs, rows, strict=True):
-        kind = "keyed" if keyed else "plain"
+    kinds = ["keyed" if keyed else "plain" for _, keyed in jobs]
+    lines = [
+        f"{f} {kind}: " + " · ".join(map(str, c))
+        for (f, _), kind, c in zip(jobs, kinds, rows, strict=True)
+    ]
+    return "\n".join(lines + summed(kinds, rows))
+
+
+def summed(kinds: list[str], rows: list[tuple[int, int, int, int]]) -> list[str]:
+    """The rows summed per kind (plain, keyed), each with its score, then the total score a
+    round decides by (hit@1 + recall@3 - both false injections)."""
+    sums = {"plain": [0, 0, 0, 0], "keyed": [0, 0, 0, 0]}
+    for kind, counts in zip(kinds, rows, strict=True):
         sums[kind] = [a + b for a, b in zip(sums[kind], counts, strict=True)]
-        lines.append(f"{folder} {kind}: " + " · ".join(map(str, counts)))
-    for kind, (h, r, off, inp) in sums.items():
-        lines.append(f"{kind}: {h} · {r} · {off} · {inp}, score {h + r - off - inp}")
-    lines.append(f"score: {sum(h + r - off - inp for h, r, off, inp in sums.values())}")
-    return "\n".join(lines)
+    lines = [
+        f"{k}: {h} · {r} · {off} · {inp}, score {h + r - off - inp}"
+        for k, (h, r, off, inp) in sums.items()
+    ]
+    return lines + [f"score: {sum(h + r - off - inp for h, r, off, inp in sums.values())}"]
 
 
 def floors() -> str:
